@@ -1,0 +1,25 @@
+# Helpers shared by every folder: warnings per target (never global flags) and tests.
+
+# rpsum_warnings(<target>): the project's warning set, on this target only.
+function(rpsum_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wno-unused-parameter)
+endfunction()
+
+# rpsum_test(NAME <name> SOURCES <files...> LIBS <targets...> LABELS <labels...>)
+# A GoogleTest executable whose cases are registered with CTest under the given labels.
+function(rpsum_test)
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  if(NOT RPSUM_BUILD_TESTS)
+    return()
+  endif()
+  add_executable(${T_NAME} ${T_SOURCES})
+  rpsum_warnings(${T_NAME})
+  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gmock GTest::gtest_main)
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 120)
+  endif()
+  gtest_discover_tests(${T_NAME}
+    PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+    DISCOVERY_TIMEOUT 60)
+endfunction()

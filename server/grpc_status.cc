@@ -1,0 +1,24 @@
+#include "server/grpc_status.h"
+
+#include <string>
+
+namespace rpsum::server {
+
+grpc::Status ToGrpcStatus(const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  const int code = static_cast<int>(status.code());
+  // Codes outside gRPC's canonical range (0..16) cannot cross the wire as themselves.
+  const grpc::StatusCode grpc_code =
+      code >= 1 && code <= 16 ? static_cast<grpc::StatusCode>(code) : grpc::StatusCode::UNKNOWN;
+  return grpc::Status(grpc_code, std::string(status.message()));
+}
+
+absl::Status FromGrpcStatus(const grpc::Status& status) {
+  if (status.ok()) return absl::OkStatus();
+  const int code = static_cast<int>(status.error_code());
+  const absl::StatusCode absl_code =
+      code >= 1 && code <= 16 ? static_cast<absl::StatusCode>(code) : absl::StatusCode::kUnknown;
+  return absl::Status(absl_code, status.error_message());
+}
+
+}  // namespace rpsum::server
