@@ -1,0 +1,231 @@
+#include "model/model_config.h"
+
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/status_macros.h"
+#include "nlohmann/json.hpp"
+
+namespace rpsum::model {
+namespace {
+
+using nlohmann::json;
+
+absl::Status CheckKeys(const json& obj, absl::string_view where,
+                       const std::set<std::string>& known) {
+  if (!obj.is_object())
+    return absl::InvalidArgumentError(absl::StrCat(where, " must be an object"));
+  for (const auto& [key, value] : obj.items()) {
+    if (known.count(key) == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("config.json: unknown key '", where, ".", key,
+                       "' (written by a newer rpsum? this one understands format_version ",
+                       ModelConfig::kFormatVersion, ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+template <typename T>
+void Read(const json& obj, const char* key, T* out) {
+  if (obj.contains(key)) *out = obj.at(key).get<T>();
+}
+
+absl::Status Range(absl::string_view key, int64_t v, int64_t lo, int64_t hi) {
+  if (v < lo || v > hi) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("config.json: ", key, " = ", v, " outside [", lo, ", ", hi, "]"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int64_t ClipPolicy::Pick(int64_t length) const {
+  if (fixed > 0) return fixed;
+  const int64_t target = std::clamp<int64_t>(length / std::max<int64_t>(ratio, 1), min, max);
+  int64_t k = buckets.empty() ? target : buckets.front();
+  for (int64_t b : buckets) {
+    if (b <= target) k = std::max(k, b);
+  }
+  return k;
+}
+
+std::string ClipPolicy::Describe() const {
+  if (fixed > 0) return absl::StrCat("fixed k = ", fixed);
+  return absl::StrCat("k = largest of {", absl::StrJoin(buckets, ","), "} <= clamp(L/", ratio, ", ",
+                      min, ", ", max, ")");
+}
+
+std::vector<int64_t> ModelConfig::HeadClips(int64_t k) const {
+  std::vector<int64_t> out(architecture.heads, k);
+  const auto& m = architecture.head_clip_multipliers;
+  for (size_t h = 0; h < out.size() && h < m.size(); ++h) {
+    out[h] = std::min(k * m[h], architecture.max_clip_distance);
+  }
+  return out;
+}
+
+absl::Status ModelConfig::Validate() const {
+  const Architecture& a = architecture;
+  RPSUM_RETURN_IF_ERROR(Range("architecture.vocab_size", a.vocab_size, 16, 1 << 20));
+  RPSUM_RETURN_IF_ERROR(Range("architecture.heads", a.heads, 1, 64));
+  RPSUM_RETURN_IF_ERROR(Range("architecture.hidden_size", a.hidden_size, a.heads, 1 << 14));
+  if (a.hidden_size % a.heads != 0) {
+    return absl::InvalidArgumentError("config.json: hidden_size must be a multiple of heads");
+  }
+  RPSUM_RETURN_IF_ERROR(Range("architecture.ffn_size", a.ffn_size, 1, 1 << 16));
+  RPSUM_RETURN_IF_ERROR(Range("architecture.token_layers", a.token_layers, 0, 64));
+  RPSUM_RETURN_IF_ERROR(Range("architecture.sentence_layers", a.sentence_layers, 0, 64));
+  RPSUM_RETURN_IF_ERROR(Range("architecture.max_clip_distance", a.max_clip_distance, 1, 4096));
+  RPSUM_RETURN_IF_ERROR(
+      Range("architecture.sentence_clip_distance", a.sentence_clip_distance, 1, 4096));
+  RPSUM_RETURN_IF_ERROR(Range("architecture.num_features", a.num_features, 0, 64));
+  if (!(a.dropout >= 0 && a.dropout < 1)) {
+    return absl::InvalidArgumentError("config.json: architecture.dropout outside [0, 1)");
+  }
+  if (!a.head_clip_multipliers.empty() &&
+      static_cast<int64_t>(a.head_clip_multipliers.size()) != a.heads) {
+    return absl::InvalidArgumentError(
+        "config.json: architecture.head_clip_multipliers needs one entry per head");
+  }
+  for (int64_t m : a.head_clip_multipliers) {
+    RPSUM_RETURN_IF_ERROR(Range("architecture.head_clip_multipliers[]", m, 1, 1024));
+  }
+  const ClipPolicy& c = clip_policy;
+  RPSUM_RETURN_IF_ERROR(Range("clip_policy.ratio", c.ratio, 1, 1 << 20));
+  RPSUM_RETURN_IF_ERROR(Range("clip_policy.min", c.min, 1, a.max_clip_distance));
+  RPSUM_RETURN_IF_ERROR(Range("clip_policy.max", c.max, c.min, a.max_clip_distance));
+  RPSUM_RETURN_IF_ERROR(Range("clip_policy.fixed", c.fixed, 0, a.max_clip_distance));
+  for (int64_t b : c.buckets) {
+    RPSUM_RETURN_IF_ERROR(Range("clip_policy.buckets[]", b, 1, a.max_clip_distance));
+  }
+  const AttentionConfig& t = attention;
+  RPSUM_RETURN_IF_ERROR(Range("attention.local_threshold", t.local_threshold, 1, 1 << 24));
+  RPSUM_RETURN_IF_ERROR(Range("attention.local_window", t.local_window, 1, 1 << 16));
+  RPSUM_RETURN_IF_ERROR(
+      Range("attention.sentence_local_threshold", t.sentence_local_threshold, 1, 1 << 24));
+  RPSUM_RETURN_IF_ERROR(
+      Range("attention.sentence_local_window", t.sentence_local_window, 1, 1 << 16));
+  RPSUM_RETURN_IF_ERROR(
+      Range("tokenizer.max_tokens_per_sentence", tokenizer.max_tokens_per_sentence, 1, 1 << 16));
+  if (tokenizer.file.empty() || weights_file.empty()) {
+    return absl::InvalidArgumentError("config.json: tokenizer.file and weights.file are required");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ModelConfig> ModelConfig::FromJson(std::string_view text) {
+  ModelConfig c;
+  try {
+    const json j = json::parse(text);
+    RPSUM_RETURN_IF_ERROR(
+        CheckKeys(j, "config",
+                  {"format", "format_version", "name", "version", "architecture", "clip_policy",
+                   "attention", "tokenizer", "weights", "training"}));
+    if (j.value("format", std::string()) != "rpsum-checkpoint") {
+      return absl::InvalidArgumentError(
+          "config.json: 'format' must be \"rpsum-checkpoint\"; this is not an rpsum model");
+    }
+    const int version = j.value("format_version", -1);
+    if (version != kFormatVersion) {
+      return absl::InvalidArgumentError(absl::StrCat("config.json: format_version ", version,
+                                                     " is not supported (this rpsum reads ",
+                                                     kFormatVersion, ")"));
+    }
+    Read(j, "name", &c.name);
+    Read(j, "version", &c.version);
+    if (j.contains("architecture")) {
+      const json& a = j.at("architecture");
+      RPSUM_RETURN_IF_ERROR(
+          CheckKeys(a, "architecture",
+                    {"vocab_size", "hidden_size", "heads", "ffn_size", "token_layers",
+                     "sentence_layers", "max_clip_distance", "sentence_clip_distance",
+                     "num_features", "dropout", "head_clip_multipliers"}));
+      Architecture& r = c.architecture;
+      Read(a, "vocab_size", &r.vocab_size);
+      Read(a, "hidden_size", &r.hidden_size);
+      Read(a, "heads", &r.heads);
+      Read(a, "ffn_size", &r.ffn_size);
+      Read(a, "token_layers", &r.token_layers);
+      Read(a, "sentence_layers", &r.sentence_layers);
+      Read(a, "max_clip_distance", &r.max_clip_distance);
+      Read(a, "sentence_clip_distance", &r.sentence_clip_distance);
+      Read(a, "num_features", &r.num_features);
+      Read(a, "dropout", &r.dropout);
+      Read(a, "head_clip_multipliers", &r.head_clip_multipliers);
+    }
+    if (j.contains("clip_policy")) {
+      const json& p = j.at("clip_policy");
+      RPSUM_RETURN_IF_ERROR(
+          CheckKeys(p, "clip_policy", {"ratio", "min", "max", "buckets", "fixed", "describe"}));
+      Read(p, "ratio", &c.clip_policy.ratio);
+      Read(p, "min", &c.clip_policy.min);
+      Read(p, "max", &c.clip_policy.max);
+      Read(p, "buckets", &c.clip_policy.buckets);
+      Read(p, "fixed", &c.clip_policy.fixed);
+    }
+    if (j.contains("attention")) {
+      const json& t = j.at("attention");
+      RPSUM_RETURN_IF_ERROR(CheckKeys(t, "attention",
+                                      {"local_threshold", "local_window",
+                                       "sentence_local_threshold", "sentence_local_window"}));
+      Read(t, "local_threshold", &c.attention.local_threshold);
+      Read(t, "local_window", &c.attention.local_window);
+      Read(t, "sentence_local_threshold", &c.attention.sentence_local_threshold);
+      Read(t, "sentence_local_window", &c.attention.sentence_local_window);
+    }
+    if (j.contains("tokenizer")) {
+      const json& t = j.at("tokenizer");
+      RPSUM_RETURN_IF_ERROR(CheckKeys(t, "tokenizer", {"file", "max_tokens_per_sentence"}));
+      Read(t, "file", &c.tokenizer.file);
+      Read(t, "max_tokens_per_sentence", &c.tokenizer.max_tokens_per_sentence);
+    }
+    if (j.contains("weights")) {
+      const json& w = j.at("weights");
+      RPSUM_RETURN_IF_ERROR(CheckKeys(w, "weights", {"file", "format"}));
+      Read(w, "file", &c.weights_file);
+    }
+    if (j.contains("training")) c.training_json = j.at("training").dump();
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("config.json: ", e.what()));
+  }
+  RPSUM_RETURN_IF_ERROR(c.Validate());
+  return c;
+}
+
+std::string ModelConfig::ToJson() const {
+  const Architecture& a = architecture;
+  json j;
+  j["format"] = "rpsum-checkpoint";
+  j["format_version"] = kFormatVersion;
+  j["name"] = name;
+  j["version"] = version;
+  j["architecture"] = {{"vocab_size", a.vocab_size},
+                       {"hidden_size", a.hidden_size},
+                       {"heads", a.heads},
+                       {"ffn_size", a.ffn_size},
+                       {"token_layers", a.token_layers},
+                       {"sentence_layers", a.sentence_layers},
+                       {"max_clip_distance", a.max_clip_distance},
+                       {"sentence_clip_distance", a.sentence_clip_distance},
+                       {"num_features", a.num_features},
+                       {"dropout", a.dropout},
+                       {"head_clip_multipliers", a.head_clip_multipliers}};
+  j["clip_policy"] = {{"ratio", clip_policy.ratio}, {"min", clip_policy.min},
+                      {"max", clip_policy.max},     {"buckets", clip_policy.buckets},
+                      {"fixed", clip_policy.fixed}, {"describe", clip_policy.Describe()}};
+  j["attention"] = {{"local_threshold", attention.local_threshold},
+                    {"local_window", attention.local_window},
+                    {"sentence_local_threshold", attention.sentence_local_threshold},
+                    {"sentence_local_window", attention.sentence_local_window}};
+  j["tokenizer"] = {{"file", tokenizer.file},
+                    {"max_tokens_per_sentence", tokenizer.max_tokens_per_sentence}};
+  j["weights"] = {{"file", weights_file}, {"format", "safetensors"}};
+  j["training"] = json::parse(training_json.empty() ? "{}" : training_json);
+  return j.dump(2) + "\n";
+}
+
+}  // namespace rpsum::model

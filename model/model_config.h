@@ -1,0 +1,87 @@
+// The model's configuration: architecture, clip policy k(L), attention mode thresholds,
+// tokenizer settings. Read from and written to a checkpoint's config.json. Torch-free.
+#ifndef RPSUM_MODEL_MODEL_CONFIG_H_
+#define RPSUM_MODEL_MODEL_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace rpsum::model {
+
+struct Architecture {
+  int64_t vocab_size = 8000;
+  int64_t hidden_size = 256;
+  int64_t heads = 4;
+  int64_t ffn_size = 1024;
+  int64_t token_layers = 4;
+  int64_t sentence_layers = 2;
+  // Half-width K of the token-level relative tables (2K+1 rows): the largest clip distance.
+  int64_t max_clip_distance = 64;
+  // Half-width of the sentence-level tables; sentence layers use this k.
+  int64_t sentence_clip_distance = 16;
+  // Sentence features fed to the sentence layers (see model/features.h).
+  int64_t num_features = 6;
+  double dropout = 0.1;
+  // Layered clipping: head h uses min(k * head_clip_multipliers[h], K). Empty: all heads k.
+  std::vector<int64_t> head_clip_multipliers;
+};
+
+// k(L) = the largest bucket <= clamp(L / ratio, min, max); buckets keep batches on few k.
+struct ClipPolicy {
+  int64_t ratio = 8;
+  int64_t min = 2;
+  int64_t max = 64;
+  std::vector<int64_t> buckets = {2, 4, 8, 16, 32, 64};
+  // Fixed k for every length when > 0 (used by the k-policy study).
+  int64_t fixed = 0;
+
+  int64_t Pick(int64_t length) const;
+  std::string Describe() const;
+};
+
+struct AttentionConfig {
+  // Token sequences longer than this use block-local attention of +-local_window tokens.
+  int64_t local_threshold = 2048;
+  int64_t local_window = 256;
+  // The same for the sentence layers, counted in sentences.
+  int64_t sentence_local_threshold = 1024;
+  int64_t sentence_local_window = 128;
+};
+
+struct TokenizerConfig {
+  std::string file = "tokenizer.model";
+  // Tokens kept per unit after its start marker; longer units are cut.
+  int64_t max_tokens_per_sentence = 64;
+};
+
+struct ModelConfig {
+  static constexpr int kFormatVersion = 1;
+
+  std::string name = "rpsum-ext";
+  std::string version = "0";
+  Architecture architecture;
+  ClipPolicy clip_policy;
+  AttentionConfig attention;
+  TokenizerConfig tokenizer;
+  std::string weights_file = "weights.safetensors";
+  // Free-form training metadata (JSON object text), kept as is.
+  std::string training_json = "{}";
+
+  // Parses config.json. Unknown keys, a wrong format or version, and values out of range are
+  // InvalidArgument naming the key.
+  static absl::StatusOr<ModelConfig> FromJson(std::string_view text);
+  std::string ToJson() const;
+  // Checks ranges and consistency.
+  absl::Status Validate() const;
+
+  // The clip distance of each head for a requested k (already <= max_clip_distance).
+  std::vector<int64_t> HeadClips(int64_t k) const;
+};
+
+}  // namespace rpsum::model
+
+#endif  // RPSUM_MODEL_MODEL_CONFIG_H_

@@ -1,0 +1,55 @@
+#include "model/model_config.h"
+
+#include "gtest/gtest.h"
+
+namespace rpsum::model {
+namespace {
+
+TEST(ClipPolicy, PicksLargestBucketUnderClampedRatio) {
+  ClipPolicy p;  // ratio 8, min 2, max 64, buckets 2..64
+  EXPECT_EQ(p.Pick(1), 2);
+  EXPECT_EQ(p.Pick(64), 8);
+  EXPECT_EQ(p.Pick(100), 8);    // 12 -> 8
+  EXPECT_EQ(p.Pick(130), 16);   // 16
+  EXPECT_EQ(p.Pick(4000), 64);  // 500 -> clamp 64
+  p.fixed = 16;
+  EXPECT_EQ(p.Pick(4000), 16);
+  EXPECT_NE(p.Describe().find("16"), std::string::npos);
+}
+
+TEST(ModelConfig, RoundTripsThroughJson) {
+  ModelConfig c;
+  c.name = "tiny";
+  c.architecture.heads = 2;
+  c.architecture.hidden_size = 32;
+  c.architecture.head_clip_multipliers = {1, 4};
+  c.clip_policy.ratio = 4;
+  c.attention.local_window = 64;
+  const auto back = ModelConfig::FromJson(c.ToJson());
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->ToJson(), c.ToJson());
+  EXPECT_EQ(back->HeadClips(8), (std::vector<int64_t>{8, 32}));
+  EXPECT_EQ(back->HeadClips(32), (std::vector<int64_t>{32, 64}));  // clamped to K
+}
+
+TEST(ModelConfig, RejectsWhatItDoesNotUnderstand) {
+  const std::string good = ModelConfig().ToJson();
+  EXPECT_TRUE(ModelConfig::FromJson(good).ok());
+  auto code = [](const std::string& text) { return ModelConfig::FromJson(text).status(); };
+  EXPECT_EQ(code("{not json").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(code("{}").code(), absl::StatusCode::kInvalidArgument);  // no format
+  const auto v2 = code(R"({"format":"rpsum-checkpoint","format_version":2})");
+  EXPECT_NE(v2.message().find("format_version 2"), std::string::npos) << v2;
+  const auto unknown =
+      code(R"({"format":"rpsum-checkpoint","format_version":1,"architecture":{"rope":1}})");
+  EXPECT_NE(unknown.message().find("architecture.rope"), std::string::npos) << unknown;
+  const auto range = code(
+      R"({"format":"rpsum-checkpoint","format_version":1,"architecture":{"heads":3,"hidden_size":32}})");
+  EXPECT_EQ(range.code(), absl::StatusCode::kInvalidArgument);
+  const auto type =
+      code(R"({"format":"rpsum-checkpoint","format_version":1,"architecture":{"heads":"x"}})");
+  EXPECT_EQ(type.code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace rpsum::model

@@ -1,0 +1,331 @@
+#include "model/relative_attention.h"
+
+#include <ATen/Parallel.h>
+#include <c10/util/Exception.h>
+
+#include <algorithm>
+#include <cmath>
+#include <list>
+#include <map>
+#include <mutex>
+#include <tuple>
+#include <utility>
+
+namespace rpsum::model {
+namespace {
+
+// Masked scores are set to this value rather than -inf, so a query without any valid key
+// (a padding query) gets a uniform, finite row instead of NaN (NaN would poison gradients).
+double MaskValue(const at::Tensor& t) {
+  return t.scalar_type() == at::kFloat || t.scalar_type() == at::kDouble ? -1e30 : -1e4;
+}
+
+struct IndexEntry {
+  at::Tensor index;    // [H, Lq, Lk] int64: clip(j - i + offset, -k_h, k_h) + Kc
+  at::Tensor allowed;  // [Lq, Lk] bool: |j - i + offset| <= window; undefined if all allowed
+};
+
+using IndexKey = std::tuple<int64_t, int64_t, std::vector<int64_t>, int64_t, int64_t, std::string>;
+
+class IndexCache {
+ public:
+  IndexEntry Get(int64_t lq, int64_t lk, const std::vector<int64_t>& head_k,
+                 const AttentionGeometry& g, const at::Device& device) {
+    IndexKey key{lq, lk, head_k, g.offset, g.window, device.str()};
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = entries_.find(key);
+      if (it != entries_.end()) {
+        order_.splice(order_.begin(), order_, it->second.second);
+        return it->second.first;
+      }
+    }
+    IndexEntry entry = Build(lq, lk, head_k, g, device);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (entries_.find(key) == entries_.end()) {
+      order_.push_front(key);
+      entries_.emplace(key, std::make_pair(entry, order_.begin()));
+      if (entries_.size() > kCapacity) {
+        entries_.erase(order_.back());
+        order_.pop_back();
+      }
+    }
+    return entry;
+  }
+
+ private:
+  static constexpr size_t kCapacity = 64;
+
+  static IndexEntry Build(int64_t lq, int64_t lk, const std::vector<int64_t>& head_k,
+                          const AttentionGeometry& g, const at::Device& device) {
+    const int64_t kc = *std::max_element(head_k.begin(), head_k.end());
+    const auto opts = at::TensorOptions().dtype(at::kLong);
+    const at::Tensor rel = at::arange(lk, opts).unsqueeze(0) - at::arange(lq, opts).unsqueeze(1) +
+                           g.offset;  // [Lq, Lk]
+    std::vector<at::Tensor> per_head;
+    per_head.reserve(head_k.size());
+    for (int64_t kh : head_k) per_head.push_back(rel.clamp(-kh, kh) + kc);
+    IndexEntry e;
+    e.index = at::stack(per_head).to(device);
+    const at::Tensor allowed = rel.abs() <= g.window;
+    if (!allowed.all().item<bool>()) e.allowed = allowed.to(device);
+    return e;
+  }
+
+  std::mutex mu_;
+  std::map<IndexKey, std::pair<IndexEntry, std::list<IndexKey>::iterator>> entries_;
+  std::list<IndexKey> order_;
+};
+
+IndexCache& Cache() {
+  static IndexCache* cache = new IndexCache();
+  return *cache;
+}
+
+struct Checked {
+  int64_t n, h, lq, lk, d, big_k, kc;
+};
+
+Checked CheckArgs(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                  const at::Tensor& rel_k, const at::Tensor& rel_v,
+                  const std::vector<int64_t>& head_k, const at::Tensor& key_valid) {
+  TORCH_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, "q, k, v must be [N, H, L, d]");
+  Checked c{q.size(0), q.size(1), q.size(2), k.size(2), q.size(3), 0, 0};
+  TORCH_CHECK(k.size(0) == c.n && v.size(0) == c.n && k.size(1) == c.h && v.size(1) == c.h,
+              "q, k, v disagree on N or H");
+  TORCH_CHECK(v.size(2) == c.lk && k.size(3) == c.d && v.size(3) == c.d,
+              "k and v must be [N, H, Lk, d] with q's d");
+  TORCH_CHECK(rel_k.dim() == 2 && rel_k.sizes() == rel_v.sizes() && rel_k.size(1) == c.d &&
+                  rel_k.size(0) % 2 == 1,
+              "relative tables must both be [2K+1, d]");
+  c.big_k = (rel_k.size(0) - 1) / 2;
+  TORCH_CHECK(static_cast<int64_t>(head_k.size()) == c.h, "head_k needs one entry per head (", c.h,
+              "), got ", head_k.size());
+  for (int64_t kh : head_k) {
+    TORCH_CHECK(kh >= 1 && kh <= c.big_k, "clip distance ", kh, " outside [1, ", c.big_k, "]");
+  }
+  c.kc = *std::max_element(head_k.begin(), head_k.end());
+  if (key_valid.defined()) {
+    TORCH_CHECK(key_valid.dim() == 2 && key_valid.size(0) == c.n && key_valid.size(1) == c.lk,
+                "key_valid must be [N, Lk]");
+  }
+  return c;
+}
+
+at::Tensor Composite(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                     const at::Tensor& rel_k, const at::Tensor& rel_v,
+                     const std::vector<int64_t>& head_k, const at::Tensor& key_valid,
+                     const AttentionGeometry& g, double dropout, bool training, const Checked& c,
+                     bool dense) {
+  const at::Tensor ak = rel_k.narrow(0, c.big_k - c.kc, 2 * c.kc + 1);
+  const at::Tensor av = rel_v.narrow(0, c.big_k - c.kc, 2 * c.kc + 1);
+  const IndexEntry idx = Cache().Get(c.lq, c.lk, head_k, g, q.device());
+  const at::Tensor qs = q * (1.0 / std::sqrt(static_cast<double>(c.d)));
+  at::Tensor scores = at::matmul(qs, k.transpose(-1, -2));  // [N, H, Lq, Lk]
+  at::Tensor full_index;
+  at::Tensor ak_dense, av_dense;
+  if (dense) {  // the reference: [H, Lq, Lk, d] tables
+    ak_dense = ak.index({idx.index});
+    av_dense = av.index({idx.index});
+    scores = scores + at::einsum("nhid,hijd->nhij", {qs, ak_dense});
+  } else {
+    full_index = idx.index.unsqueeze(0).expand({c.n, c.h, c.lq, c.lk});
+    const at::Tensor p = at::matmul(qs, ak.t());  // [N, H, Lq, 2Kc+1]
+    scores = scores + at::gather(p, -1, full_index);
+  }
+  at::Tensor allowed;
+  if (idx.allowed.defined()) allowed = idx.allowed.view({1, 1, c.lq, c.lk});
+  if (key_valid.defined()) {
+    const at::Tensor kv = key_valid.to(at::kBool).view({c.n, 1, 1, c.lk});
+    allowed = allowed.defined() ? at::logical_and(allowed, kv) : kv;
+  }
+  if (allowed.defined()) scores = scores.masked_fill(allowed.logical_not(), MaskValue(scores));
+  at::Tensor a = at::softmax(scores, -1);
+  if (training && dropout > 0) a = at::dropout(a, dropout, true);
+  at::Tensor z = at::matmul(a, v);
+  if (dense) return z + at::einsum("nhij,hijd->nhid", {a, av_dense});
+  const at::Tensor buckets =
+      at::zeros({c.n, c.h, c.lq, 2 * c.kc + 1}, a.options()).scatter_add(-1, full_index, a);
+  return z + at::matmul(buckets, av);
+}
+
+inline float SumRange(const float* x, int64_t n) {
+  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    for (int u = 0; u < 8; ++u) acc[u] += x[j + u];
+  }
+  float s = 0;
+  for (; j < n; ++j) s += x[j];
+  for (int u = 0; u < 8; ++u) s += acc[u];
+  return s;
+}
+
+// The allowed key range of one query row and its three relative segments.
+struct RowSegments {
+  int64_t lo, left_end, band_end, hi;  // [lo, left_end) left edge, band, [band_end, hi) right
+  int64_t base;                        // rel = j + base
+};
+
+inline RowSegments Segments(int64_t i, int64_t lk, int64_t kh, const AttentionGeometry& g) {
+  RowSegments s;
+  s.base = g.offset - i;
+  s.lo = std::clamp<int64_t>(-g.window - s.base, 0, lk);
+  s.hi = std::clamp<int64_t>(g.window - s.base + 1, s.lo, lk);
+  s.left_end = std::clamp<int64_t>(-kh - s.base + 1, s.lo, s.hi);
+  s.band_end = std::clamp<int64_t>(kh - s.base, s.left_end, s.hi);
+  return s;
+}
+
+at::Tensor Fused(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                 const at::Tensor& rel_k, const at::Tensor& rel_v,
+                 const std::vector<int64_t>& head_k, const at::Tensor& key_valid,
+                 const AttentionGeometry& g, const Checked& c) {
+  TORCH_CHECK(q.device().is_cpu() && q.scalar_type() == at::kFloat,
+              "the fused relative attention runs on CPU float32 only");
+  const int64_t nb = 2 * c.kc + 1;
+  const at::Tensor ak = rel_k.narrow(0, c.big_k - c.kc, nb);
+  const at::Tensor av = rel_v.narrow(0, c.big_k - c.kc, nb);
+  const at::Tensor qs = q * (1.0 / std::sqrt(static_cast<double>(c.d)));
+  at::Tensor scores = at::matmul(qs, k.transpose(-1, -2)).contiguous();  // [N, H, Lq, Lk]
+  const at::Tensor p = at::matmul(qs, ak.t()).contiguous();              // [N, H, Lq, nb]
+  at::Tensor key_bias;
+  if (key_valid.defined()) {
+    key_bias = at::zeros({c.n, c.lk}, q.options())
+                   .masked_fill(key_valid.to(at::kBool).logical_not(), MaskValue(q))
+                   .contiguous();
+  }
+  const float fill = static_cast<float>(MaskValue(q));
+  float* s_data = scores.data_ptr<float>();
+  const float* p_data = p.data_ptr<float>();
+  const float* kb_data = key_bias.defined() ? key_bias.data_ptr<float>() : nullptr;
+  const int64_t rows = c.n * c.h * c.lq;
+  const int64_t lq = c.lq, lk = c.lk, h_count = c.h, kc = c.kc;
+  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, lk));
+
+  // Pass 1: relative key bias by segments, key padding, window mask.
+  at::parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row) {
+      const int64_t i = row % lq;
+      const int64_t h = (row / lq) % h_count;
+      const int64_t n = row / (lq * h_count);
+      const int64_t kh = head_k[h];
+      float* s = s_data + row * lk;
+      const float* pr = p_data + row * nb;
+      const RowSegments seg = Segments(i, lk, kh, g);
+      for (int64_t j = 0; j < seg.lo; ++j) s[j] = fill;
+      for (int64_t j = seg.hi; j < lk; ++j) s[j] = fill;
+      const float cl = pr[kc - kh], cr = pr[kc + kh];
+      for (int64_t j = seg.lo; j < seg.left_end; ++j) s[j] += cl;
+      const float* band = pr + kc + seg.base;  // band[j] = P[kc + rel]
+      for (int64_t j = seg.left_end; j < seg.band_end; ++j) s[j] += band[j];
+      for (int64_t j = seg.band_end; j < seg.hi; ++j) s[j] += cr;
+      if (kb_data != nullptr) {
+        const float* kb = kb_data + n * lk;
+        for (int64_t j = seg.lo; j < seg.hi; ++j) s[j] += kb[j];
+      }
+    }
+  });
+  at::_softmax_out(scores, scores, -1, false);  // in place: no second [L, L] buffer
+
+  // Pass 2: the weights into 2k+1 buckets per row.
+  at::Tensor buckets = at::zeros({c.n, c.h, c.lq, nb}, q.options());
+  float* b_data = buckets.data_ptr<float>();
+  at::parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row) {
+      const int64_t i = row % lq;
+      const int64_t kh = head_k[(row / lq) % h_count];
+      const float* a = s_data + row * lk;
+      float* b = b_data + row * nb;
+      const RowSegments seg = Segments(i, lk, kh, g);
+      b[kc - kh] += SumRange(a + seg.lo, seg.left_end - seg.lo);
+      float* band = b + kc + seg.base;
+      for (int64_t j = seg.left_end; j < seg.band_end; ++j) band[j] = a[j];
+      b[kc + kh] += SumRange(a + seg.band_end, seg.hi - seg.band_end);
+    }
+  });
+  return at::matmul(scores, v) + at::matmul(buckets, av);
+}
+
+}  // namespace
+
+at::Tensor RelativeIndex(int64_t lq, int64_t lk, const std::vector<int64_t>& head_k,
+                         const AttentionGeometry& geometry, const at::Device& device) {
+  TORCH_CHECK(!head_k.empty(), "head_k is empty");
+  return Cache().Get(lq, lk, head_k, geometry, device).index;
+}
+
+at::Tensor RelativeAttend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                          const at::Tensor& rel_k, const at::Tensor& rel_v,
+                          const std::vector<int64_t>& head_k, const at::Tensor& key_valid,
+                          const AttentionGeometry& geometry, AttentionImpl impl, double dropout,
+                          bool training) {
+  const Checked c = CheckArgs(q, k, v, rel_k, rel_v, head_k, key_valid);
+  if (impl == AttentionImpl::kAuto) {
+    const bool needs_grad =
+        at::GradMode::is_enabled() &&
+        (q.requires_grad() || k.requires_grad() || v.requires_grad() || rel_k.requires_grad());
+    const bool fused_ok = q.device().is_cpu() && q.scalar_type() == at::kFloat && !needs_grad &&
+                          !(training && dropout > 0);
+    impl = fused_ok ? AttentionImpl::kFused : AttentionImpl::kComposite;
+  }
+  switch (impl) {
+    case AttentionImpl::kFused:
+      return Fused(q, k, v, rel_k, rel_v, head_k, key_valid, geometry, c);
+    case AttentionImpl::kDense:
+      return Composite(q, k, v, rel_k, rel_v, head_k, key_valid, geometry, dropout, training, c,
+                       /*dense=*/true);
+    default:
+      return Composite(q, k, v, rel_k, rel_v, head_k, key_valid, geometry, dropout, training, c,
+                       /*dense=*/false);
+  }
+}
+
+at::Tensor VanillaAttend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                         const at::Tensor& key_valid) {
+  at::Tensor scores =
+      at::matmul(q * (1.0 / std::sqrt(static_cast<double>(q.size(-1)))), k.transpose(-1, -2));
+  if (key_valid.defined()) {
+    scores =
+        scores.masked_fill(key_valid.to(at::kBool).logical_not().view({q.size(0), 1, 1, k.size(2)}),
+                           MaskValue(scores));
+  }
+  return at::matmul(at::softmax(scores, -1), v);
+}
+
+at::Tensor LocalRelativeAttend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                               const at::Tensor& rel_k, const at::Tensor& rel_v,
+                               const std::vector<int64_t>& head_k, const at::Tensor& key_valid,
+                               int64_t window, AttentionImpl impl, double dropout, bool training) {
+  TORCH_CHECK(q.dim() == 4, "q must be [B, H, L, d]");
+  TORCH_CHECK(window >= 1, "window must be positive, got ", window);
+  const int64_t b = q.size(0), h = q.size(1), l = q.size(2), d = q.size(3);
+  const int64_t w = window;
+  const int64_t blocks = (l + w - 1) / w;
+  const int64_t lp = blocks * w;
+  // Queries: [B, H, Lp, d] -> [B*blocks, H, w, d].
+  const at::Tensor qb = at::constant_pad_nd(q, {0, 0, 0, lp - l})
+                            .view({b, h, blocks, w, d})
+                            .permute({0, 2, 1, 3, 4})
+                            .reshape({b * blocks, h, w, d});
+  // Keys and values: each block sees its own and both neighbours: [B*blocks, H, 3w, d].
+  auto windows = [&](const at::Tensor& x) {
+    return at::constant_pad_nd(x, {0, 0, w, lp - l + w})
+        .unfold(2, 3 * w, w)  // [B, H, blocks, d, 3w]
+        .permute({0, 2, 1, 4, 3})
+        .reshape({b * blocks, h, 3 * w, d});
+  };
+  at::Tensor valid = key_valid.defined() ? key_valid.to(at::kBool)
+                                         : at::ones({b, l}, q.options().dtype(at::kBool));
+  valid = at::constant_pad_nd(valid, {w, lp - l + w}, 0)
+              .unfold(1, 3 * w, w)
+              .reshape({b * blocks, 3 * w});
+  const at::Tensor z = RelativeAttend(qb, windows(k), windows(v), rel_k, rel_v, head_k, valid,
+                                      AttentionGeometry{-w, w}, impl, dropout, training);
+  return z.view({b, blocks, h, w, d})
+      .permute({0, 2, 1, 3, 4})
+      .reshape({b, h, lp, d})
+      .narrow(2, 0, l);
+}
+
+}  // namespace rpsum::model
