@@ -1,0 +1,353 @@
+#include "model/document.h"
+
+#include <unicode/brkiter.h>
+#include <unicode/locid.h>
+#include <unicode/utext.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <memory>
+#include <set>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+
+namespace rpsum::model {
+namespace {
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+// Trims ASCII whitespace off [*b, *e) of `text`.
+void Trim(std::string_view text, uint64_t* b, uint64_t* e) {
+  while (*b < *e && IsSpace(text[*b])) ++*b;
+  while (*e > *b && IsSpace(text[*e - 1])) --*e;
+}
+
+int32_t CountWords(std::string_view s) {
+  int32_t n = 0;
+  bool in_word = false;
+  for (char c : s) {
+    const bool space = IsSpace(c) || c == '\n';
+    if (!space && !in_word) ++n;
+    in_word = !space;
+  }
+  return n;
+}
+
+bool IsListItem(std::string_view line) {
+  if (line.size() >= 2 && (line[0] == '-' || line[0] == '*' || line[0] == '+') && line[1] == ' ') {
+    return true;
+  }
+  if (line.rfind("\xe2\x80\xa2", 0) == 0) return true;  // bullet
+  size_t i = 0;
+  while (i < line.size() && i < 4 && std::isdigit(static_cast<unsigned char>(line[i]))) ++i;
+  return i > 0 && i + 1 < line.size() && (line[i] == '.' || line[i] == ')') && line[i + 1] == ' ';
+}
+
+bool EndsWithPunctuation(std::string_view line) {
+  if (line.empty()) return false;
+  const char c = line.back();
+  return c == '.' || c == '!' || c == '?' || c == ':' || c == ';' || c == ',' || c == ')' ||
+         c == '"' || c == '\'' || static_cast<unsigned char>(c) >= 0x80;
+}
+
+std::unique_ptr<icu::BreakIterator> MakeSentenceIterator() {
+  UErrorCode status = U_ZERO_ERROR;
+  // "ss=standard" adds ICU's abbreviation suppressions (Mr., Dr., e.g., U.S., ...).
+  std::unique_ptr<icu::BreakIterator> it(
+      icu::BreakIterator::createSentenceInstance(icu::Locale("en@ss=standard"), status));
+  if (U_FAILURE(status) || it == nullptr) {
+    status = U_ZERO_ERROR;
+    it.reset(icu::BreakIterator::createSentenceInstance(icu::Locale::getEnglish(), status));
+  }
+  return it;
+}
+
+// True if `segment` ends with an abbreviation that ICU's suppression list misses ("Dr.",
+// "Prof.", "approx."), or with a single-letter initial ("J."), so no sentence ends there.
+bool EndsWithAbbreviation(std::string_view segment) {
+  static const std::set<std::string_view> kAbbreviations = {
+      "Dr.", "Prof.",   "Sr.",  "Jr.",   "St.", "Mt.",   "Gen.", "Gov.", "Rep.", "Sen.", "vs.",
+      "cf.", "approx.", "Fig.", "Figs.", "Eq.", "Sec.",  "Ch.",  "No.",  "Nos.", "Vol.", "pp.",
+      "p.",  "al.",     "Inc.", "Ltd.",  "Co.", "Corp.", "e.g.", "i.e.", "resp."};
+  const size_t space = segment.find_last_of(" \t(");
+  const std::string_view last =
+      space == std::string_view::npos ? segment : segment.substr(space + 1);
+  if (last.size() == 2 && last[1] == '.' && std::isupper(static_cast<unsigned char>(last[0]))) {
+    return true;
+  }
+  return kAbbreviations.count(last) > 0;
+}
+
+// Splits [b, e) of `text` into ICU sentences, appending trimmed non-empty units.
+void SplitSentences(std::string_view text, uint64_t b, uint64_t e, UnitKind kind,
+                    std::vector<Unit>* out) {
+  thread_local std::unique_ptr<icu::BreakIterator> it = MakeSentenceIterator();
+  UErrorCode status = U_ZERO_ERROR;
+  UText* ut = utext_openUTF8(nullptr, text.data() + b, static_cast<int64_t>(e - b), &status);
+  if (it == nullptr || U_FAILURE(status)) {
+    out->push_back(Unit{b, e, kind});
+    if (ut != nullptr) utext_close(ut);
+    return;
+  }
+  it->setText(ut, status);
+  int32_t start = it->first();
+  for (int32_t end = it->next(); end != icu::BreakIterator::DONE; end = it->next()) {
+    uint64_t ub = b + static_cast<uint64_t>(start), ue = b + static_cast<uint64_t>(end);
+    Trim(text, &ub, &ue);
+    if (ue < e && EndsWithAbbreviation(text.substr(ub, ue - ub))) continue;  // no break here
+    if (ub < ue) out->push_back(Unit{ub, ue, kind});
+    start = end;
+  }
+  // Detach the iterator from the UText before closing it.
+  it->setText(icu::UnicodeString());
+  utext_close(ut);
+}
+
+absl::Status Invalid(absl::string_view what) { return absl::InvalidArgumentError(what); }
+
+}  // namespace
+
+int64_t FirstInvalidUtf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  size_t i = 0;
+  while (i < n) {
+    const unsigned char c = p[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len;
+    uint32_t cp;
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      cp = c & 0x07;
+    } else {
+      return static_cast<int64_t>(i);
+    }
+    if (i + len > n) return static_cast<int64_t>(i);
+    for (size_t k = 1; k < len; ++k) {
+      if ((p[i + k] & 0xC0) != 0x80) return static_cast<int64_t>(i);
+      cp = (cp << 6) | (p[i + k] & 0x3F);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF)) {
+      return static_cast<int64_t>(i);
+    }
+    i += len;
+  }
+  return -1;
+}
+
+std::vector<Unit> SplitUnits(std::string_view doc) {
+  std::vector<Unit> units;
+  bool new_paragraph = true;
+  uint64_t line_start = 0;
+  while (line_start <= doc.size()) {
+    uint64_t line_end = doc.find('\n', line_start);
+    if (line_end == std::string_view::npos) line_end = doc.size();
+    uint64_t b = line_start, e = line_end;
+    Trim(doc, &b, &e);
+    if (b == e) {
+      new_paragraph = true;
+    } else {
+      const std::string_view line = doc.substr(b, e - b);
+      const size_t first = units.size();
+      const int32_t words = CountWords(line);
+      if (line[0] == '|') {
+        units.push_back(Unit{b, e, UnitKind::kTableRow});
+      } else if (line[0] == '#' ||
+                 (!EndsWithPunctuation(line) && words <= 12 && !IsListItem(line))) {
+        units.push_back(Unit{b, e, UnitKind::kHeading});
+        new_paragraph = true;  // what follows a heading starts a paragraph
+      } else {
+        SplitSentences(doc, b, e, IsListItem(line) ? UnitKind::kListItem : UnitKind::kSentence,
+                       &units);
+      }
+      if (units.size() > first) {
+        units[first].paragraph_start = new_paragraph || units[first].kind != UnitKind::kSentence;
+        new_paragraph = units[first].kind == UnitKind::kHeading;
+      }
+    }
+    line_start = line_end + 1;
+  }
+  for (Unit& u : units) {
+    u.words = CountWords(doc.substr(u.begin, u.end - u.begin));
+    u.is_short = u.words < 4;
+  }
+  return units;
+}
+
+std::string_view PreparedDocument::UnitText(const DocumentInput& in, int32_t unit) const {
+  const Unit& u = units[unit];
+  const std::string_view src = in.presplit ? in.sentences[u.input_index] : in.document;
+  return src.substr(u.begin, u.end - u.begin);
+}
+
+absl::StatusOr<PreparedDocument> Prepare(const DocumentInput& in, const Tokenizer& tokenizer,
+                                         const PrepareOptions& opt) {
+  PreparedDocument out;
+  auto check_text = [&](std::string_view text, absl::string_view name) -> absl::Status {
+    const int64_t bad = FirstInvalidUtf8(text);
+    if (bad >= 0) {
+      return Invalid(absl::StrCat(name, " is not valid UTF-8: first invalid byte 0x",
+                                  absl::Hex(static_cast<unsigned char>(text[bad]), absl::kZeroPad2),
+                                  " at byte offset ", bad));
+    }
+    const void* nul = std::memchr(text.data(), '\0', text.size());
+    if (nul != nullptr) {
+      return Invalid(absl::StrCat(name, " contains a NUL byte at byte offset ",
+                                  static_cast<const char*>(nul) - text.data()));
+    }
+    return absl::OkStatus();
+  };
+  if (in.title.size() > 1024) {
+    return Invalid(absl::StrCat("title is ", in.title.size(), " bytes; the limit is 1024"));
+  }
+  if (absl::Status s = check_text(in.title, "title"); !s.ok()) return s;
+
+  if (in.presplit) {
+    if (in.sentences.empty()) return Invalid("sentences is empty: send at least one sentence");
+    uint64_t total = 0;
+    for (size_t i = 0; i < in.sentences.size(); ++i) total += in.sentences[i].size();
+    if (total > opt.max_document_bytes) {
+      return Invalid(absl::StrCat("sentences total ", total, " bytes; the limit is ",
+                                  opt.max_document_bytes, " (max_document_bytes)"));
+    }
+    for (size_t i = 0; i < in.sentences.size(); ++i) {
+      const std::string_view s = in.sentences[i];
+      const std::string name = absl::StrCat("sentences[", i, "]");
+      if (absl::Status st = check_text(s, name); !st.ok()) return st;
+      uint64_t b = 0, e = s.size();
+      Trim(s, &b, &e);
+      if (b == e) return Invalid(absl::StrCat(name, " is empty or only whitespace"));
+      Unit u{b, e, UnitKind::kSentence};
+      u.input_index = static_cast<int32_t>(i);
+      u.paragraph_start = i == 0;
+      u.words = CountWords(s.substr(b, e - b));
+      u.is_short = u.words < 4;
+      out.units.push_back(u);
+    }
+  } else {
+    if (in.document.size() > opt.max_document_bytes) {
+      return Invalid(absl::StrCat("document is ", in.document.size(), " bytes; the limit is ",
+                                  opt.max_document_bytes, " (max_document_bytes)"));
+    }
+    if (in.document.empty()) return Invalid("document is empty");
+    if (absl::Status s = check_text(in.document, "document"); !s.ok()) return s;
+    out.units = SplitUnits(in.document);
+    if (out.units.empty()) return Invalid("document is empty: it holds only whitespace");
+  }
+
+  // Tokenize every unit; a unit costs its marker plus at most max_tokens_per_sentence pieces.
+  const int64_t n = static_cast<int64_t>(out.units.size());
+  std::vector<std::vector<int32_t>> pieces(n);
+  std::vector<int64_t> cost(n);
+  std::string error;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!tokenizer.Encode(out.UnitText(in, static_cast<int32_t>(i)), &pieces[i], &error)) {
+      return absl::InternalError(absl::StrCat("tokenizer failed on unit ", i, ": ", error));
+    }
+    if (static_cast<int64_t>(pieces[i].size()) > opt.max_tokens_per_sentence) {
+      pieces[i].resize(opt.max_tokens_per_sentence);
+    }
+    cost[i] = 1 + static_cast<int64_t>(pieces[i].size());
+    out.untruncated_tokens += cost[i];
+    out.total_words += out.units[i].words;
+  }
+
+  const bool over_tokens = out.untruncated_tokens > opt.max_input_tokens;
+  const bool over_units = n > opt.max_sentences;
+  if ((over_tokens || over_units) && opt.truncation == TruncationPolicy::kReject) {
+    if (over_tokens) {
+      return Invalid(absl::StrCat("input is ", out.untruncated_tokens,
+                                  " tokens after preparation; the limit is ", opt.max_input_tokens,
+                                  " (max_input_tokens): send less, or allow truncation"));
+    }
+    return Invalid(absl::StrCat("input has ", n, " sentences; the limit is ", opt.max_sentences,
+                                " (max_sentences): send less, or allow truncation"));
+  }
+  std::vector<char> keep(n, 1);
+  if (over_tokens || over_units) {
+    std::fill(keep.begin(), keep.end(), 0);
+    out.truncated = true;
+    const bool tail = opt.truncation == TruncationPolicy::kHeadAndTail;
+    const int64_t head_tokens = tail ? opt.max_input_tokens * 2 / 3 : opt.max_input_tokens;
+    const int64_t head_units = tail ? opt.max_sentences * 2 / 3 : opt.max_sentences;
+    int64_t used = 0, count = 0, i = 0;
+    for (; i < n && used + cost[i] <= head_tokens && count < head_units; ++i) {
+      keep[i] = 1;
+      used += cost[i];
+      ++count;
+    }
+    if (tail) {
+      for (int64_t j = n - 1;
+           j >= i && used + cost[j] <= opt.max_input_tokens && count < opt.max_sentences; --j) {
+        keep[j] = 1;
+        used += cost[j];
+        ++count;
+      }
+    }
+    if (count == 0) {
+      return Invalid(absl::StrCat("the first sentence alone exceeds max_input_tokens (",
+                                  opt.max_input_tokens, ")"));
+    }
+  }
+
+  // Title words for the overlap feature.
+  std::set<std::string> title_words;
+  {
+    std::string lower = absl::AsciiStrToLower(std::string(in.title));
+    size_t p = 0;
+    while (p < lower.size()) {
+      while (p < lower.size() && !std::isalnum(static_cast<unsigned char>(lower[p]))) ++p;
+      size_t q = p;
+      while (q < lower.size() && std::isalnum(static_cast<unsigned char>(lower[q]))) ++q;
+      if (q > p) title_words.insert(lower.substr(p, q - p));
+      p = q;
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (!keep[i]) continue;
+    const Unit& u = out.units[i];
+    out.kept.push_back(static_cast<int32_t>(i));
+    out.unit_pos.push_back(static_cast<int32_t>(out.tokens.size()));
+    out.tokens.push_back(tokenizer.marker_id());
+    out.tokens.insert(out.tokens.end(), pieces[i].begin(), pieces[i].end());
+    float overlap = 0;
+    if (!title_words.empty()) {
+      const std::string text = absl::AsciiStrToLower(std::string(out.UnitText(in, i)));
+      int hits = 0, total = 0;
+      size_t p = 0;
+      while (p < text.size()) {
+        while (p < text.size() && !std::isalnum(static_cast<unsigned char>(text[p]))) ++p;
+        size_t q = p;
+        while (q < text.size() && std::isalnum(static_cast<unsigned char>(text[q]))) ++q;
+        if (q > p) {
+          ++total;
+          hits += title_words.count(text.substr(p, q - p)) > 0;
+        }
+        p = q;
+      }
+      overlap = total > 0 ? static_cast<float>(hits) / static_cast<float>(total) : 0.f;
+    }
+    const float f[kNumFeatures] = {static_cast<float>(i) / static_cast<float>(n),
+                                   u.kind == UnitKind::kHeading ? 1.f : 0.f,
+                                   u.kind == UnitKind::kListItem ? 1.f : 0.f,
+                                   u.is_short ? 1.f : 0.f,
+                                   overlap,
+                                   u.paragraph_start ? 1.f : 0.f};
+    out.features.insert(out.features.end(), f, f + kNumFeatures);
+  }
+  return out;
+}
+
+}  // namespace rpsum::model

@@ -1,0 +1,91 @@
+// Document preparation (design section 2, step 2): validation, sentence units with byte
+// offsets, tokens and the model input of one document. Torch-free: the server's preparation
+// pool and the training and evaluation programs share it.
+#ifndef RPSUM_MODEL_DOCUMENT_H_
+#define RPSUM_MODEL_DOCUMENT_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "model/tokenizer.h"
+
+namespace rpsum::model {
+
+enum class UnitKind { kSentence, kHeading, kListItem, kTableRow };
+
+// One unit of a document: a sentence, or a heading, list item or table row line.
+struct Unit {
+  uint64_t begin = 0;  // byte range [begin, end) in the input (trimmed of whitespace)
+  uint64_t end = 0;
+  UnitKind kind = UnitKind::kSentence;
+  bool is_short = false;         // fewer than 4 words: kept, but flagged
+  bool paragraph_start = false;  // first unit of its paragraph (or line block)
+  int32_t input_index = -1;      // for pre-split input: which entry it came from
+  int32_t words = 0;             // whitespace-separated words
+};
+
+// Returns the byte offset of the first byte that is not part of valid UTF-8 (overlong forms,
+// surrogates and code points above U+10FFFF are invalid), or -1 if `text` is valid.
+int64_t FirstInvalidUtf8(std::string_view text);
+
+// Splits a valid UTF-8 document into units: each line is its own block (a unit never crosses
+// a line break); headings (a leading '#', or a short line without final punctuation), table
+// rows (leading '|') are one unit each; other lines, list items included, are split into
+// sentences by ICU's sentence rules with English abbreviation suppression ("Dr.", "e.g.",
+// "U.S."). Blank lines separate paragraphs. Units are trimmed of surrounding whitespace; empty
+// ones are dropped. Thread-safe.
+std::vector<Unit> SplitUnits(std::string_view document);
+
+enum class TruncationPolicy { kReject, kHead, kHeadAndTail };
+
+struct PrepareOptions {
+  // Limits (the server's flags). Exceeding max_document_bytes is always an error; exceeding
+  // max_input_tokens or max_sentences follows `truncation`.
+  uint64_t max_document_bytes = 5u << 20;
+  int64_t max_input_tokens = 32768;
+  int64_t max_sentences = 4096;
+  // Tokens kept per unit after its marker (the model config's value).
+  int64_t max_tokens_per_sentence = 64;
+  TruncationPolicy truncation = TruncationPolicy::kReject;
+};
+
+// What the client sent: a document, or pre-split sentences (exactly one), and a title.
+struct DocumentInput {
+  std::string_view document;
+  std::vector<std::string_view> sentences;
+  bool presplit = false;
+  std::string_view title;
+};
+
+// Number of per-unit features (UnitFeatures order): position fraction, heading, list item,
+// short, title overlap, paragraph start.
+inline constexpr int kNumFeatures = 6;
+
+struct PreparedDocument {
+  std::vector<Unit> units;        // every unit of the input
+  std::vector<int32_t> kept;      // indices into `units` the model sees, ascending
+  std::vector<int32_t> tokens;    // model input: per kept unit, a marker then its pieces
+  std::vector<int32_t> unit_pos;  // per kept unit, the position of its marker in `tokens`
+  std::vector<float> features;    // kept.size() x kNumFeatures, row-major
+  int64_t untruncated_tokens = 0;
+  bool truncated = false;
+  int64_t total_words = 0;
+
+  int64_t num_tokens() const { return static_cast<int64_t>(tokens.size()); }
+  // The unit's text, given the input it was prepared from.
+  std::string_view UnitText(const DocumentInput& in, int32_t unit) const;
+};
+
+// Validates and prepares one input. Errors (InvalidArgument, with the limit and the actual
+// value, or the byte offset, in the message): empty or whitespace-only document, invalid
+// UTF-8, NUL bytes, over max_document_bytes, an empty pre-split sentence, too many tokens or
+// sentences under TruncationPolicy::kReject. Thread-safe (the tokenizer is).
+absl::StatusOr<PreparedDocument> Prepare(const DocumentInput& input, const Tokenizer& tokenizer,
+                                         const PrepareOptions& options);
+
+}  // namespace rpsum::model
+
+#endif  // RPSUM_MODEL_DOCUMENT_H_

@@ -1,0 +1,283 @@
+#include "model/document.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "gtest/gtest.h"
+#include "model/corpus.h"
+
+namespace rpsum::model {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string DataDir() {
+  const char* env = std::getenv("RPSUM_DATA_DIR");
+  return env != nullptr ? env : std::string(RPSUM_SOURCE_DIR) + "/../shared/data";
+}
+
+std::vector<std::string> Texts(std::string_view doc, const std::vector<Unit>& units) {
+  std::vector<std::string> out;
+  for (const Unit& u : units) out.emplace_back(doc.substr(u.begin, u.end - u.begin));
+  return out;
+}
+
+// A tiny tokenizer trained once on a few training documents: proves the training path.
+class PrepareTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fs::temp_directory_path() / ("rpsum_prep_" + std::to_string(getpid())));
+    fs::create_directories(*dir_);
+    const std::string input = (*dir_ / "lines.txt").string();
+    {
+      std::ofstream out(input);
+      auto corpus = ReadCorpus(DataDir() + "/corpus/train.jsonl.gz", 40);
+      if (corpus.ok()) {
+        for (const auto& r : *corpus) out << r.document << "\n" << r.summary << "\n";
+      } else {  // no data here: a small built-in text still trains a tokenizer
+        for (int i = 0; i < 200; ++i) {
+          out << "The quick brown fox " << i << " jumps over the lazy dog. Dr. Smith agrees.\n";
+        }
+      }
+    }
+    TokenizerTrainOptions o;
+    o.input_file = input;
+    o.model_prefix = (*dir_ / "tok").string();
+    o.vocab_size = 400;
+    std::string error;
+    ASSERT_TRUE(TrainTokenizer(o, &error)) << error;
+    tokenizer_ = Tokenizer::Load(o.model_prefix + ".model", &error).release();
+    ASSERT_NE(tokenizer_, nullptr) << error;
+  }
+  static void TearDownTestSuite() {
+    delete tokenizer_;
+    fs::remove_all(*dir_);
+    delete dir_;
+  }
+
+  static absl::StatusOr<PreparedDocument> Doc(std::string_view text, PrepareOptions o = {}) {
+    DocumentInput in;
+    in.document = text;
+    return Prepare(in, *tokenizer_, o);
+  }
+
+  static fs::path* dir_;
+  static Tokenizer* tokenizer_;
+};
+fs::path* PrepareTest::dir_ = nullptr;
+Tokenizer* PrepareTest::tokenizer_ = nullptr;
+
+TEST(SplitUnits, AbbreviationsDoNotSplit) {
+  const std::string doc =
+      "We met Dr. Smith at the U.S. office yesterday. Use a map, e.g. a hash map, for this. "
+      "Version v1.2 ships in May. See Fig. 3 and J. Smith's note. The end.";
+  const auto units = SplitUnits(doc);
+  EXPECT_EQ(
+      Texts(doc, units),
+      (std::vector<std::string>{
+          "We met Dr. Smith at the U.S. office yesterday.", "Use a map, e.g. a hash map, for this.",
+          "Version v1.2 ships in May.", "See Fig. 3 and J. Smith's note.", "The end."}));
+}
+
+TEST(SplitUnits, LinesHeadingsListsAndTables) {
+  const std::string doc =
+      "Motivation\n"
+      "The current design is slow. It copies every buffer twice.\n"
+      "\n"
+      "- First item of the list is here. It has two sentences.\n"
+      "- Second item of the list is here.\n"
+      "| a | b |\n"
+      "## Detailed design\n"
+      "A line without a break\nthat continues on the next line.\n";
+  const auto units = SplitUnits(doc);
+  ASSERT_EQ(units.size(), 10u) << ::testing::PrintToString(Texts(doc, units));
+  EXPECT_EQ(units[0].kind, UnitKind::kHeading);
+  EXPECT_TRUE(units[0].paragraph_start);
+  EXPECT_EQ(units[1].kind, UnitKind::kSentence);
+  EXPECT_TRUE(units[1].paragraph_start);  // after a heading
+  EXPECT_FALSE(units[2].paragraph_start);
+  EXPECT_EQ(units[3].kind, UnitKind::kListItem);  // a list item keeps its sentences apart
+  EXPECT_EQ(units[4].kind, UnitKind::kListItem);
+  EXPECT_FALSE(units[4].paragraph_start);
+  EXPECT_EQ(units[5].kind, UnitKind::kListItem);
+  EXPECT_TRUE(units[5].paragraph_start);  // each item starts a block
+  EXPECT_EQ(units[6].kind, UnitKind::kTableRow);
+  EXPECT_EQ(units[7].kind, UnitKind::kHeading);
+  // A short unpunctuated line reads as a heading (the corpus joins hard-wrapped lines), and a
+  // unit never crosses a line break, even mid-sentence.
+  EXPECT_EQ(units[8].kind, UnitKind::kHeading);
+  EXPECT_EQ(Texts(doc, units)[9], "that continues on the next line.");
+  for (const auto& t : Texts(doc, units)) EXPECT_EQ(t.find('\n'), std::string::npos) << t;
+}
+
+TEST(SplitUnits, UnicodeOffsetsAreBytes) {
+  const std::string doc =
+      "日本語の文です。二つ目の文です。\nEmoji 🎉 are fine here. Ünïcödé works too!";
+  const auto units = SplitUnits(doc);
+  const auto texts = Texts(doc, units);
+  ASSERT_EQ(texts.size(), 4u) << ::testing::PrintToString(texts);
+  EXPECT_EQ(texts[0], "日本語の文です。");
+  EXPECT_EQ(texts[1], "二つ目の文です。");
+  EXPECT_EQ(texts[2], "Emoji 🎉 are fine here.");
+  EXPECT_EQ(texts[3], "Ünïcödé works too!");
+}
+
+TEST(SplitUnits, ShortUnitsAreFlagged) {
+  const std::string doc = "Yes. This sentence has many more words in it.";
+  const auto units = SplitUnits(doc);
+  ASSERT_EQ(units.size(), 2u);
+  EXPECT_TRUE(units[0].is_short);
+  EXPECT_FALSE(units[1].is_short);
+}
+
+TEST(Utf8, FindsTheFirstInvalidByte) {
+  EXPECT_EQ(FirstInvalidUtf8("plain ascii"), -1);
+  EXPECT_EQ(FirstInvalidUtf8("h\xc3\xa9llo \xf0\x9f\x8e\x89"), -1);
+  EXPECT_EQ(FirstInvalidUtf8("abc\xff"), 3);
+  EXPECT_EQ(FirstInvalidUtf8("ab\xc3"), 2);                // truncated sequence
+  EXPECT_EQ(FirstInvalidUtf8("a\xc0\xaf"), 1);             // overlong
+  EXPECT_EQ(FirstInvalidUtf8("a\xed\xa0\x80"), 1);         // surrogate
+  EXPECT_EQ(FirstInvalidUtf8("a\xf4\x90\x80\x80"), 1);     // above U+10FFFF
+  EXPECT_EQ(FirstInvalidUtf8("\xe2\x82\xac ok \x80"), 7);  // stray continuation
+}
+
+TEST_F(PrepareTest, BadInputsGetPreciseErrors) {
+  auto expect = [](const absl::Status& s, const std::string& part) {
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+    EXPECT_NE(s.message().find(part), std::string::npos) << s;
+  };
+  expect(Doc("").status(), "document is empty");
+  expect(Doc(" \n\t\n  ").status(), "only whitespace");
+  expect(Doc("Good text \xff here").status(), "at byte offset 10");
+  expect(Doc(std::string("Some\0text", 9)).status(), "NUL byte at byte offset 4");
+  PrepareOptions small;
+  small.max_document_bytes = 10;
+  expect(Doc("This is more than ten bytes.", small).status(),
+         "document is 28 bytes; the limit is 10");
+  PrepareOptions few;
+  few.max_input_tokens = 12;
+  expect(Doc("One sentence here. Another sentence here. A third one too.", few).status(),
+         "the limit is 12 (max_input_tokens)");
+  few.max_input_tokens = 1000;
+  few.max_sentences = 2;
+  expect(Doc("One sentence here. Another sentence here. A third one too.", few).status(),
+         "has 3 sentences; the limit is 2");
+
+  DocumentInput split;
+  split.presplit = true;
+  expect(Prepare(split, *tokenizer_, {}).status(), "sentences is empty");
+  split.sentences = {"A fine sentence.", "  "};
+  expect(Prepare(split, *tokenizer_, {}).status(), "sentences[1] is empty");
+  split.sentences = {"A fine sentence.", "bad \xc3("};
+  expect(Prepare(split, *tokenizer_, {}).status(), "sentences[1] is not valid UTF-8");
+  DocumentInput titled;
+  titled.document = "Fine.";
+  titled.title = "\xff";
+  expect(Prepare(titled, *tokenizer_, {}).status(), "title is not valid UTF-8");
+}
+
+TEST_F(PrepareTest, TruncationPolicies) {
+  std::string doc;
+  for (int i = 0; i < 30; ++i) doc += "Sentence number " + std::to_string(i) + " is here.\n";
+  PrepareOptions o;
+  o.max_sentences = 9;
+  o.truncation = TruncationPolicy::kHead;
+  auto head = Doc(doc, o);
+  ASSERT_TRUE(head.ok()) << head.status();
+  EXPECT_TRUE(head->truncated);
+  EXPECT_EQ(head->kept, (std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8}));
+  o.truncation = TruncationPolicy::kHeadAndTail;
+  auto both = Doc(doc, o);
+  ASSERT_TRUE(both.ok());
+  EXPECT_EQ(both->kept, (std::vector<int32_t>{0, 1, 2, 3, 4, 5, 27, 28, 29}));
+  EXPECT_EQ(both->units.size(), 30u);
+  // Token cap: every kept unit starts with the marker, at its recorded position.
+  for (size_t i = 0; i < both->kept.size(); ++i) {
+    EXPECT_EQ(both->tokens[both->unit_pos[i]], tokenizer_->marker_id());
+  }
+  o = PrepareOptions();
+  o.max_input_tokens = 40;
+  o.truncation = TruncationPolicy::kHead;
+  auto by_tokens = Doc(doc, o);
+  ASSERT_TRUE(by_tokens.ok());
+  EXPECT_LE(by_tokens->num_tokens(), 40);
+  EXPECT_GT(by_tokens->untruncated_tokens, 40);
+}
+
+TEST_F(PrepareTest, ModelInputLayoutAndFeatures) {
+  DocumentInput in;
+  in.document = "Relative attention\nRelative attention helps long documents. It is cheap.";
+  in.title = "Relative attention";
+  PrepareOptions o;
+  o.max_tokens_per_sentence = 3;
+  auto p = Prepare(in, *tokenizer_, o);
+  ASSERT_TRUE(p.ok());
+  ASSERT_EQ(p->kept.size(), 3u);
+  EXPECT_EQ(p->unit_pos[0], 0);
+  for (size_t i = 1; i < p->unit_pos.size(); ++i) {
+    EXPECT_LE(p->unit_pos[i] - p->unit_pos[i - 1], 4);  // marker + at most 3 pieces
+  }
+  EXPECT_EQ(p->features.size(), 3u * kNumFeatures);
+  EXPECT_EQ(p->features[1], 1.f);                 // unit 0 is a heading
+  EXPECT_FLOAT_EQ(p->features[4], 1.f);           // all its words are in the title
+  EXPECT_GT(p->features[kNumFeatures + 4], 0.f);  // unit 1 shares words with the title
+}
+
+// Every document of the valid split prepares; units round-trip to the input bytes and never
+// cross a line break. Prints unit statistics next to the corpus README's word statistics.
+TEST_F(PrepareTest, RealCorpusValidSplit) {
+  const std::string path = DataDir() + "/corpus/valid.jsonl.gz";
+  auto corpus = ReadCorpus(path);
+  if (!corpus.ok()) GTEST_SKIP() << "corpus not available: " << corpus.status();
+  ASSERT_EQ(corpus->size(), 182u);
+  std::vector<int64_t> units, words, tokens;
+  std::map<UnitKind, int64_t> kinds;
+  PrepareOptions o;
+  o.truncation = TruncationPolicy::kHead;
+  for (const auto& r : *corpus) {
+    DocumentInput in;
+    in.document = r.document;
+    in.title = r.title;
+    auto p = Prepare(in, *tokenizer_, o);
+    ASSERT_TRUE(p.ok()) << r.id << ": " << p.status();
+    for (const Unit& u : p->units) {
+      ASSERT_LT(u.begin, u.end);
+      ASSERT_LE(u.end, r.document.size());
+      const std::string_view text = std::string_view(r.document).substr(u.begin, u.end - u.begin);
+      ASSERT_EQ(text.find('\n'), std::string_view::npos) << r.id;
+      ASSERT_EQ(p->UnitText(in, &u - p->units.data()), text);
+      ++kinds[u.kind];
+    }
+    units.push_back(static_cast<int64_t>(p->units.size()));
+    words.push_back(p->total_words);
+    tokens.push_back(p->untruncated_tokens);
+  }
+  auto median = [](std::vector<int64_t> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  auto p90 = [](std::vector<int64_t> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() * 9 / 10];
+  };
+  std::printf("| valid split (%zu docs) | median | p90 |\n| --- | --- | --- |\n", units.size());
+  std::printf("| words (README: 1716 / 3974) | %lld | %lld |\n", (long long)median(words),
+              (long long)p90(words));
+  std::printf("| units | %lld | %lld |\n", (long long)median(units), (long long)p90(units));
+  std::printf("| tokens (tiny tokenizer) | %lld | %lld |\n", (long long)median(tokens),
+              (long long)p90(tokens));
+  std::printf("unit kinds: sentence %lld, heading %lld, list item %lld, table row %lld\n",
+              (long long)kinds[UnitKind::kSentence], (long long)kinds[UnitKind::kHeading],
+              (long long)kinds[UnitKind::kListItem], (long long)kinds[UnitKind::kTableRow]);
+  // Our whitespace word count is the README's: the medians agree closely.
+  EXPECT_NEAR(static_cast<double>(median(words)), 1716.0, 1716.0 * 0.05);
+}
+
+}  // namespace
+}  // namespace rpsum::model
