@@ -1,0 +1,52 @@
+// Sentence selection (design section 2, step 6) and the extractive baselines and oracle used by
+// training and evaluation. Torch-free.
+#ifndef RPSUM_MODEL_SELECT_H_
+#define RPSUM_MODEL_SELECT_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rpsum::model {
+
+struct Budget {
+  enum class Kind { kWords, kSentences, kRatio };
+  Kind kind = Kind::kWords;
+  double value = 100;  // words, sentences, or a fraction of the input's words
+};
+
+struct SelectOptions {
+  Budget budget;
+  // Skip a unit sharing a word trigram with one already chosen.
+  bool trigram_blocking = true;
+  // kWords: false (the service) adds a unit only if it fits, scanning on for ones that do;
+  // true (evaluation) adds units until the budget is reached, the last one may overflow (the
+  // summary is then cut to the budget).
+  bool allow_overflow = false;
+};
+
+// Chooses among candidate units (parallel vectors: score, text, words) in score order under
+// the budget. Always returns at least one unit when there is one. Returns indices into the
+// vectors in ascending (document) order. Thread-safe.
+std::vector<int32_t> SelectByScore(const std::vector<float>& scores,
+                                   const std::vector<std::string_view>& texts,
+                                   const std::vector<int32_t>& words, const SelectOptions& options);
+
+// Joins the texts of `chosen` with '\n' and cuts the result to `max_words` words (0: no cut).
+std::string JoinAndCut(const std::vector<std::string_view>& texts,
+                       const std::vector<int32_t>& chosen, int64_t max_words);
+
+// Greedy oracle: repeatedly adds the unit that most increases ROUGE-1 F1 + ROUGE-2 F1 of the
+// selection against `reference`, until the selection reaches the reference's word count or no
+// unit improves the score. Returns indices in document order.
+std::vector<int32_t> GreedyOracle(const std::vector<std::string_view>& texts,
+                                  std::string_view reference);
+
+// TextRank (Mihalcea and Tarau 2004) scores: a graph of units with edge weight
+// |common stemmed words| / (log|a| + log|b|), PageRank with damping 0.85, 50 iterations.
+std::vector<float> TextRankScores(const std::vector<std::string_view>& texts);
+
+}  // namespace rpsum::model
+
+#endif  // RPSUM_MODEL_SELECT_H_
