@@ -41,13 +41,14 @@ EncoderLayerImpl::EncoderLayerImpl(int64_t hidden, int64_t heads, int64_t ffn, i
   ln2 = register_module("ln2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({hidden})));
   ff1 = register_module("ff1", torch::nn::Linear(hidden, ffn));
   ff2 = register_module("ff2", torch::nn::Linear(ffn, hidden));
-  drop = register_module("drop", torch::nn::Dropout(dropout));
+  dropout_ = dropout;
 }
 
 at::Tensor EncoderLayerImpl::forward(const at::Tensor& x, const at::Tensor& valid,
                                      const AttentionPlan& plan) {
-  at::Tensor h = x + drop(attn(ln1(x), valid, plan));
-  return h + drop(ff2(drop(at::gelu(ff1(ln2(h))))));
+  const bool t = is_training();
+  const at::Tensor h = x + FastDropout(attn(ln1(x), valid, plan), dropout_, t);
+  return h + FastDropout(ff2(FastDropout(at::gelu(ff1(ln2(h))), dropout_, t)), dropout_, t);
 }
 
 ExtractiveScorerImpl::ExtractiveScorerImpl(const Architecture& arch) : arch_(arch) {

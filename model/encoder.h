@@ -6,7 +6,6 @@
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/modulelist.h>
-#include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/embedding.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/normalization.h>
@@ -53,7 +52,9 @@ class EncoderLayerImpl : public torch::nn::Module {
   torch::nn::LayerNorm ln1{nullptr}, ln2{nullptr};
   RelativeSelfAttention attn{nullptr};
   torch::nn::Linear ff1{nullptr}, ff2{nullptr};
-  torch::nn::Dropout drop{nullptr};
+
+ private:
+  double dropout_ = 0;  // on the sublayer outputs and the FFN activation (FastDropout)
 };
 TORCH_MODULE(EncoderLayer);
 

@@ -2,9 +2,11 @@
 
 #include <ATen/Parallel.h>
 #include <c10/util/Exception.h>
+#include <torch/autograd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <list>
 #include <map>
 #include <mutex>
@@ -177,33 +179,20 @@ inline RowSegments Segments(int64_t i, int64_t lk, int64_t kh, const AttentionGe
   return s;
 }
 
-at::Tensor Fused(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                 const at::Tensor& rel_k, const at::Tensor& rel_v,
-                 const std::vector<int64_t>& head_k, const at::Tensor& key_valid,
-                 const AttentionGeometry& g, const Checked& c) {
-  TORCH_CHECK(q.device().is_cpu() && q.scalar_type() == at::kFloat,
-              "the fused relative attention runs on CPU float32 only");
-  const int64_t nb = 2 * c.kc + 1;
-  const at::Tensor ak = rel_k.narrow(0, c.big_k - c.kc, nb);
-  const at::Tensor av = rel_v.narrow(0, c.big_k - c.kc, nb);
-  const at::Tensor qs = q * (1.0 / std::sqrt(static_cast<double>(c.d)));
-  at::Tensor scores = at::matmul(qs, k.transpose(-1, -2)).contiguous();  // [N, H, Lq, Lk]
-  const at::Tensor p = at::matmul(qs, ak.t()).contiguous();              // [N, H, Lq, nb]
-  at::Tensor key_bias;
-  if (key_valid.defined()) {
-    key_bias = at::zeros({c.n, c.lk}, q.options())
-                   .masked_fill(key_valid.to(at::kBool).logical_not(), MaskValue(q))
-                   .contiguous();
-  }
-  const float fill = static_cast<float>(MaskValue(q));
+// Pass over the rows of `scores` [rows, Lk] (rows = N*H*Lq): adds the relative key term by
+// segments (constant left edge, contiguous band, constant right edge: no index table is read),
+// adds `key_bias` [N, Lk] when given, and with `fill` sets pairs outside the window to the
+// mask value. `p` [rows, 2Kc+1] holds q . aK per bucket.
+void AddRelativeBias(at::Tensor& scores, const at::Tensor& p, const at::Tensor& key_bias,
+                     const std::vector<int64_t>& head_k, int64_t kc, int64_t lq,
+                     const AttentionGeometry& g, bool fill) {
+  const int64_t lk = scores.size(-1), nb = 2 * kc + 1, h_count = scores.size(1);
+  const int64_t rows = scores.numel() / lk;
   float* s_data = scores.data_ptr<float>();
   const float* p_data = p.data_ptr<float>();
   const float* kb_data = key_bias.defined() ? key_bias.data_ptr<float>() : nullptr;
-  const int64_t rows = c.n * c.h * c.lq;
-  const int64_t lq = c.lq, lk = c.lk, h_count = c.h, kc = c.kc;
+  const float mask = static_cast<float>(MaskValue(scores));
   const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, lk));
-
-  // Pass 1: relative key bias by segments, key padding, window mask.
   at::parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
     for (int64_t row = begin; row < end; ++row) {
       const int64_t i = row % lq;
@@ -213,8 +202,10 @@ at::Tensor Fused(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
       float* s = s_data + row * lk;
       const float* pr = p_data + row * nb;
       const RowSegments seg = Segments(i, lk, kh, g);
-      for (int64_t j = 0; j < seg.lo; ++j) s[j] = fill;
-      for (int64_t j = seg.hi; j < lk; ++j) s[j] = fill;
+      if (fill) {
+        for (int64_t j = 0; j < seg.lo; ++j) s[j] = mask;
+        for (int64_t j = seg.hi; j < lk; ++j) s[j] = mask;
+      }
       const float cl = pr[kc - kh], cr = pr[kc + kh];
       for (int64_t j = seg.lo; j < seg.left_end; ++j) s[j] += cl;
       const float* band = pr + kc + seg.base;  // band[j] = P[kc + rel]
@@ -226,28 +217,151 @@ at::Tensor Fused(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
       }
     }
   });
-  at::_softmax_out(scores, scores, -1, false);  // in place: no second [L, L] buffer
+}
 
-  // Pass 2: the weights into 2k+1 buckets per row.
-  at::Tensor buckets = at::zeros({c.n, c.h, c.lq, nb}, q.options());
+// The transpose of AddRelativeBias: sums each row of `a` [rows, Lk] into its 2Kc+1 relative
+// buckets (band entries one each, the clipped edges as sums). Returns [N, H, Lq, 2Kc+1].
+at::Tensor BucketSums(const at::Tensor& a, const std::vector<int64_t>& head_k, int64_t kc,
+                      int64_t lq, const AttentionGeometry& g) {
+  const int64_t lk = a.size(-1), nb = 2 * kc + 1, h_count = a.size(1);
+  const int64_t rows = a.numel() / lk;
+  at::Tensor buckets = at::zeros({a.size(0), a.size(1), a.size(2), nb}, a.options());
+  const float* a_data = a.data_ptr<float>();
   float* b_data = buckets.data_ptr<float>();
+  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, lk));
   at::parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
     for (int64_t row = begin; row < end; ++row) {
       const int64_t i = row % lq;
       const int64_t kh = head_k[(row / lq) % h_count];
-      const float* a = s_data + row * lk;
+      const float* x = a_data + row * lk;
       float* b = b_data + row * nb;
       const RowSegments seg = Segments(i, lk, kh, g);
-      b[kc - kh] += SumRange(a + seg.lo, seg.left_end - seg.lo);
+      b[kc - kh] += SumRange(x + seg.lo, seg.left_end - seg.lo);
       float* band = b + kc + seg.base;
-      for (int64_t j = seg.left_end; j < seg.band_end; ++j) band[j] = a[j];
-      b[kc + kh] += SumRange(a + seg.band_end, seg.hi - seg.band_end);
+      for (int64_t j = seg.left_end; j < seg.band_end; ++j) band[j] = x[j];
+      b[kc + kh] += SumRange(x + seg.band_end, seg.hi - seg.band_end);
     }
   });
-  return at::matmul(scores, v) + at::matmul(buckets, av);
+  return buckets;
+}
+
+// The fused CPU path as an autograd function: forward and backward both run the two row
+// passes above instead of index gathers and scatters, so training costs about what inference
+// does. Inputs: q, k, v [N, H, L, d]; ak, av [2Kc+1, d] (the tables' used rows).
+class FusedRelativeAttention : public torch::autograd::Function<FusedRelativeAttention> {
+ public:
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& q,
+                            const at::Tensor& k, const at::Tensor& v, const at::Tensor& ak,
+                            const at::Tensor& av, const at::Tensor& key_valid,
+                            std::vector<int64_t> head_k, int64_t offset, int64_t window,
+                            double dropout) {
+    const int64_t kc = (ak.size(0) - 1) / 2, lq = q.size(2);
+    const AttentionGeometry g{offset, window};
+    const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(3)));
+    const at::Tensor qs = q * scale;
+    at::Tensor a = at::matmul(qs, k.transpose(-1, -2)).contiguous();  // [N, H, Lq, Lk]
+    const at::Tensor p = at::matmul(qs, ak.t()).contiguous();         // [N, H, Lq, 2Kc+1]
+    at::Tensor key_bias;
+    if (key_valid.defined()) {
+      key_bias = at::zeros({q.size(0), k.size(2)}, q.options())
+                     .masked_fill(key_valid.to(at::kBool).logical_not(), MaskValue(q))
+                     .contiguous();
+    }
+    AddRelativeBias(a, p, key_bias, head_k, kc, lq, g, /*fill=*/true);
+    at::_softmax_out(a, a, -1, false);  // in place: no second [Lq, Lk] buffer
+    at::Tensor keep;
+    at::Tensor ad = a;
+    if (dropout > 0) {
+      keep = DropoutMask(a, dropout);
+      ad = a * keep;
+    }
+    const at::Tensor z = at::matmul(ad, v) + at::matmul(BucketSums(ad, head_k, kc, lq, g), av);
+    if (ctx != nullptr) {
+      ctx->save_for_backward({q, k, v, ak, av, a, keep});
+      ctx->saved_data["head_k"] = c10::List<int64_t>(head_k);
+      ctx->saved_data["offset"] = offset;
+      ctx->saved_data["window"] = window;
+    }
+    return z;
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const at::Tensor &q = saved[0], &k = saved[1], &v = saved[2], &ak = saved[3], &av = saved[4],
+                     &a = saved[5], &keep = saved[6];
+    const auto head_list = ctx->saved_data["head_k"].toIntList();
+    const std::vector<int64_t> head_k(head_list.begin(), head_list.end());
+    const AttentionGeometry g{ctx->saved_data["offset"].toInt(), ctx->saved_data["window"].toInt()};
+    const int64_t kc = (ak.size(0) - 1) / 2, lq = q.size(2), d = q.size(3);
+    const double scale = 1.0 / std::sqrt(static_cast<double>(d));
+    const at::Tensor dz = grads[0].contiguous();
+    const at::Tensor ad = keep.defined() ? a * keep : a;
+    const at::Tensor b = BucketSums(ad, head_k, kc, lq, g);
+    const at::Tensor dv = at::matmul(ad.transpose(-1, -2), dz);
+    const at::Tensor dav = b.reshape({-1, 2 * kc + 1}).t().mm(dz.reshape({-1, d}));
+    // d(ad) = dz v^T + gather(dz aV^T) by the same relative segments as the forward bias.
+    at::Tensor dad = at::matmul(dz, v.transpose(-1, -2)).contiguous();
+    const at::Tensor gv = at::matmul(dz, av.t()).contiguous();
+    AddRelativeBias(dad, gv, at::Tensor(), head_k, kc, lq, g, /*fill=*/false);
+    if (keep.defined()) dad.mul_(keep);
+    const at::Tensor ds = at::_softmax_backward_data(dad, a, -1, a.scalar_type()).contiguous();
+    const at::Tensor dp = BucketSums(ds, head_k, kc, lq, g);
+    const at::Tensor qs = q * scale;
+    const at::Tensor dq = (at::matmul(ds, k) + at::matmul(dp, ak)) * scale;
+    const at::Tensor dk = at::matmul(ds.transpose(-1, -2), qs);
+    const at::Tensor dak = dp.reshape({-1, 2 * kc + 1}).t().mm(qs.reshape({-1, d}));
+    return {dq,           dk,           dv,           dak,          dav,
+            at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
+  }
+};
+
+at::Tensor Fused(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                 const at::Tensor& rel_k, const at::Tensor& rel_v,
+                 const std::vector<int64_t>& head_k, const at::Tensor& key_valid,
+                 const AttentionGeometry& g, const Checked& c, double dropout) {
+  TORCH_CHECK(q.device().is_cpu() && q.scalar_type() == at::kFloat,
+              "the fused relative attention runs on CPU float32 only");
+  const at::Tensor ak = rel_k.narrow(0, c.big_k - c.kc, 2 * c.kc + 1);
+  const at::Tensor av = rel_v.narrow(0, c.big_k - c.kc, 2 * c.kc + 1);
+  const bool needs_grad =
+      at::GradMode::is_enabled() && (q.requires_grad() || k.requires_grad() || v.requires_grad() ||
+                                     ak.requires_grad() || av.requires_grad());
+  if (!needs_grad) {  // inference: no autograd node, nothing saved
+    return FusedRelativeAttention::forward(nullptr, q, k, v, ak, av, key_valid, head_k, g.offset,
+                                           g.window, dropout);
+  }
+  return FusedRelativeAttention::apply(q, k, v, ak, av, key_valid, head_k, g.offset, g.window,
+                                       dropout);
 }
 
 }  // namespace
+
+at::Tensor DropoutMask(const at::Tensor& like, double p) {
+  TORCH_CHECK(p >= 0 && p < 1, "dropout probability ", p, " outside [0, 1)");
+  at::Tensor mask = at::empty(like.sizes(), like.options().dtype(at::kFloat).device(at::kCPU));
+  const uint64_t seed =
+      static_cast<uint64_t>(at::randint(INT64_MAX, {1}, at::kLong).item<int64_t>());
+  const uint64_t threshold = static_cast<uint64_t>(p * 18446744073709551616.0);
+  const float keep = static_cast<float>(1.0 / (1.0 - p));
+  float* m = mask.data_ptr<float>();
+  at::parallel_for(0, mask.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      uint64_t z = seed + static_cast<uint64_t>(i) * 0x9E3779B97F4A7C15ull;  // splitmix64
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      z ^= z >> 31;
+      m[i] = z < threshold ? 0.f : keep;
+    }
+  });
+  return like.device().is_cpu() && like.scalar_type() == at::kFloat ? mask
+                                                                    : mask.to(like.options());
+}
+
+at::Tensor FastDropout(const at::Tensor& x, double p, bool training) {
+  if (!training || p <= 0) return x;
+  return x * DropoutMask(x, p);
+}
 
 at::Tensor RelativeIndex(int64_t lq, int64_t lk, const std::vector<int64_t>& head_k,
                          const AttentionGeometry& geometry, const at::Device& device) {
@@ -262,16 +376,12 @@ at::Tensor RelativeAttend(const at::Tensor& q, const at::Tensor& k, const at::Te
                           bool training) {
   const Checked c = CheckArgs(q, k, v, rel_k, rel_v, head_k, key_valid);
   if (impl == AttentionImpl::kAuto) {
-    const bool needs_grad =
-        at::GradMode::is_enabled() &&
-        (q.requires_grad() || k.requires_grad() || v.requires_grad() || rel_k.requires_grad());
-    const bool fused_ok = q.device().is_cpu() && q.scalar_type() == at::kFloat && !needs_grad &&
-                          !(training && dropout > 0);
+    const bool fused_ok = q.device().is_cpu() && q.scalar_type() == at::kFloat;
     impl = fused_ok ? AttentionImpl::kFused : AttentionImpl::kComposite;
   }
   switch (impl) {
     case AttentionImpl::kFused:
-      return Fused(q, k, v, rel_k, rel_v, head_k, key_valid, geometry, c);
+      return Fused(q, k, v, rel_k, rel_v, head_k, key_valid, geometry, c, training ? dropout : 0.0);
     case AttentionImpl::kDense:
       return Composite(q, k, v, rel_k, rel_v, head_k, key_valid, geometry, dropout, training, c,
                        /*dense=*/true);

@@ -41,8 +41,8 @@ struct AttentionGeometry {
 // The core: q [N, H, Lq, d], k and v [N, H, Lk, d]; rel_k and rel_v [2K+1, d] (the whole
 // tables); head_k: H clip distances, each in [1, K]; key_valid: [N, Lk] bool, or undefined
 // (all valid); every query must have at least one valid key in its window. Returns z
-// [N, H, Lq, d]. kAuto picks kFused on CPU float32 without grad, else kComposite. Dropout
-// applies only to kComposite with `training`. Throws c10::Error on bad shapes (callers in
+// [N, H, Lq, d]. kAuto picks kFused on CPU float32, else kComposite (any device). Dropout on
+// the weights applies with `training`. Throws c10::Error on bad shapes (callers in
 // model/ turn exceptions into statuses). Thread-safe.
 at::Tensor RelativeAttend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                           const at::Tensor& rel_k, const at::Tensor& rel_v,
@@ -65,6 +65,14 @@ at::Tensor LocalRelativeAttend(const at::Tensor& q, const at::Tensor& k, const a
                                const std::vector<int64_t>& head_k, const at::Tensor& key_valid,
                                int64_t window, AttentionImpl impl = AttentionImpl::kAuto,
                                double dropout = 0.0, bool training = false);
+
+// A dropout mask shaped like `like`: each element 0 with probability p, else 1 / (1 - p).
+// Generated in parallel by a counter-based hash seeded from ATen's default generator (so
+// at::manual_seed makes it reproducible); several times faster than at::bernoulli on CPU.
+at::Tensor DropoutMask(const at::Tensor& like, double p);
+
+// x * DropoutMask(x, p) when training and p > 0, else x. Differentiable.
+at::Tensor FastDropout(const at::Tensor& x, double p, bool training);
 
 // The relative index table r(i,j) - K + Kc for heads with `head_k` (Kc = max head_k), shape
 // [H, Lq, Lk], int64, on `device`; cached by its arguments (a small LRU). Thread-safe.

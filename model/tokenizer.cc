@@ -1,78 +1,99 @@
-// The only file that includes sentencepiece. No Abseil here (see tokenizer.h).
+// Loads the SentencePiece plugin (see spm_plugin.cc for why it is a separate module).
 #include "model/tokenizer.h"
 
-#include <sentencepiece_processor.h>
-#include <sentencepiece_trainer.h>
+#include <dlfcn.h>
+#include <unistd.h>
 
-#include <utility>
+#include <climits>
+#include <cstdlib>
+#include <mutex>
 
 namespace rpsum::model {
 namespace {
 
-class SentencePieceTokenizer : public Tokenizer {
- public:
-  explicit SentencePieceTokenizer(std::unique_ptr<sentencepiece::SentencePieceProcessor> sp)
-      : sp_(std::move(sp)) {}
+using LoadFn = Tokenizer* (*)(const std::string*, const std::string*, std::string*);
+using TrainFn = bool (*)(const TokenizerTrainOptions*, std::string*);
 
-  bool Encode(std::string_view text, std::vector<int32_t>* ids, std::string* error) const override {
-    std::vector<int> out;
-    const auto status = sp_->Encode(text, &out);
-    if (!status.ok()) {
-      *error = status.ToString();
-      return false;
-    }
-    ids->insert(ids->end(), out.begin(), out.end());
-    return true;
-  }
-  int32_t vocab_size() const override { return sp_->GetPieceSize(); }
-  int32_t marker_id() const override { return sp_->bos_id(); }
-  int32_t pad_id() const override { return sp_->pad_id() >= 0 ? sp_->pad_id() : 0; }
-
- private:
-  std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;
+struct Plugin {
+  LoadFn load = nullptr;
+  TrainFn train = nullptr;
+  std::string error;
 };
 
-std::unique_ptr<Tokenizer> Check(std::unique_ptr<sentencepiece::SentencePieceProcessor> sp,
-                                 const sentencepiece::util::Status& status, std::string* error) {
-  if (!status.ok()) {
-    *error = status.ToString();
-    return nullptr;
-  }
-  if (sp->bos_id() < 0) {
-    *error = "the SentencePiece model has no bos piece (needed as the sentence marker)";
-    return nullptr;
-  }
-  return std::make_unique<SentencePieceTokenizer>(std::move(sp));
+std::string ExecutableDir() {
+  char buf[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return ".";
+  std::string path(buf, static_cast<size_t>(n));
+  return path.substr(0, path.find_last_of('/'));
+}
+
+const Plugin& GetPlugin() {
+  static const Plugin* plugin = [] {
+    auto* p = new Plugin();
+    std::vector<std::string> candidates;
+    if (const char* env = std::getenv("RPSUM_SPM_PLUGIN")) candidates.push_back(env);
+    const std::string exe = ExecutableDir();
+    candidates.push_back(exe + "/librpsum_spm.so");
+    candidates.push_back(exe + "/../lib/rpsum/librpsum_spm.so");
+    candidates.push_back(RPSUM_SPM_PLUGIN_BUILD_PATH);
+#ifdef RPSUM_SPM_NO_DEEPBIND
+    const int flags = RTLD_NOW | RTLD_LOCAL;  // sanitizers refuse RTLD_DEEPBIND
+#else
+    const int flags = RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND;
+#endif
+    void* handle = nullptr;
+    std::string tried;
+    for (const std::string& c : candidates) {
+      if (access(c.c_str(), R_OK) != 0) {
+        tried += " " + c;
+        continue;
+      }
+      handle = dlopen(c.c_str(), flags);
+      if (handle != nullptr) break;
+      tried += " " + c + " (" + dlerror() + ")";
+    }
+    if (handle == nullptr) {
+      p->error = "cannot load the SentencePiece plugin librpsum_spm.so; tried:" + tried +
+                 " (set RPSUM_SPM_PLUGIN to its path)";
+      return p;
+    }
+    p->load = reinterpret_cast<LoadFn>(dlsym(handle, "RpsumSpmLoad"));
+    p->train = reinterpret_cast<TrainFn>(dlsym(handle, "RpsumSpmTrain"));
+    if (p->load == nullptr || p->train == nullptr)
+      p->error = "librpsum_spm.so lacks its entry points";
+    return p;
+  }();
+  return *plugin;
 }
 
 }  // namespace
 
 std::unique_ptr<Tokenizer> Tokenizer::Load(const std::string& path, std::string* error) {
-  auto sp = std::make_unique<sentencepiece::SentencePieceProcessor>();
-  const auto status = sp->Load(path);
-  return Check(std::move(sp), status, error);
+  const Plugin& p = GetPlugin();
+  if (p.load == nullptr) {
+    *error = p.error;
+    return nullptr;
+  }
+  return std::unique_ptr<Tokenizer>(p.load(&path, nullptr, error));
 }
 
 std::unique_ptr<Tokenizer> Tokenizer::FromBytes(const std::string& bytes, std::string* error) {
-  auto sp = std::make_unique<sentencepiece::SentencePieceProcessor>();
-  const auto status = sp->LoadFromSerializedProto(bytes);
-  return Check(std::move(sp), status, error);
+  const Plugin& p = GetPlugin();
+  if (p.load == nullptr) {
+    *error = p.error;
+    return nullptr;
+  }
+  return std::unique_ptr<Tokenizer>(p.load(nullptr, &bytes, error));
 }
 
-bool TrainTokenizer(const TokenizerTrainOptions& o, std::string* error) {
-  const std::string args = "--input=" + o.input_file + " --model_prefix=" + o.model_prefix +
-                           " --vocab_size=" + std::to_string(o.vocab_size) +
-                           " --model_type=unigram --character_coverage=0.9995 --byte_fallback=true"
-                           " --split_digits=true --unk_id=0 --bos_id=1 --eos_id=2 --pad_id=3"
-                           " --shuffle_input_sentence=true --input_sentence_size=" +
-                           std::to_string(o.input_sentence_size) +
-                           " --num_threads=" + std::to_string(o.num_threads) + " --minloglevel=1";
-  const auto status = sentencepiece::SentencePieceTrainer::Train(args);
-  if (!status.ok()) {
-    *error = status.ToString();
+bool TrainTokenizer(const TokenizerTrainOptions& options, std::string* error) {
+  const Plugin& p = GetPlugin();
+  if (p.train == nullptr) {
+    *error = p.error;
     return false;
   }
-  return true;
+  return p.train(&options, error);
 }
 
 }  // namespace rpsum::model

@@ -1,0 +1,113 @@
+#include "model/inference.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
+#include <c10/util/Exception.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace rpsum::model {
+
+int64_t PickClipDistance(const ModelConfig& config, int64_t tokens, int64_t override_k) {
+  const int64_t k = override_k > 0 ? override_k : config.clip_policy.Pick(tokens);
+  return std::clamp<int64_t>(k, 1, config.architecture.max_clip_distance);
+}
+
+bool UsesLocalAttention(const ModelConfig& config, int64_t tokens) {
+  return tokens > config.attention.local_threshold;
+}
+
+AttentionPlan TokenPlan(const ModelConfig& config, int64_t max_tokens, int64_t k) {
+  AttentionPlan p;
+  p.head_k = config.HeadClips(k);
+  p.local = UsesLocalAttention(config, max_tokens);
+  p.window = config.attention.local_window;
+  return p;
+}
+
+AttentionPlan SentencePlan(const ModelConfig& config, int64_t max_units) {
+  AttentionPlan p;
+  p.head_k.assign(config.architecture.heads, config.architecture.sentence_clip_distance);
+  p.local = max_units > config.attention.sentence_local_threshold;
+  p.window = config.attention.sentence_local_window;
+  return p;
+}
+
+ModelBatch MakeBatch(const std::vector<const PreparedDocument*>& docs, int32_t pad_id,
+                     const at::Device& device) {
+  const int64_t b = static_cast<int64_t>(docs.size());
+  int64_t l = 1, s = 1;
+  for (const auto* d : docs) {
+    l = std::max(l, d->num_tokens());
+    s = std::max<int64_t>(s, static_cast<int64_t>(d->kept.size()));
+  }
+  at::Tensor tokens = at::full({b, l}, pad_id, at::kLong);
+  at::Tensor token_valid = at::zeros({b, l}, at::kBool);
+  at::Tensor pos = at::zeros({b, s}, at::kLong);
+  at::Tensor sent_valid = at::zeros({b, s}, at::kBool);
+  at::Tensor features = at::zeros({b, s, kNumFeatures}, at::kFloat);
+  auto tok = tokens.accessor<int64_t, 2>();
+  auto tv = token_valid.accessor<bool, 2>();
+  auto ps = pos.accessor<int64_t, 2>();
+  auto sv = sent_valid.accessor<bool, 2>();
+  for (int64_t i = 0; i < b; ++i) {
+    const PreparedDocument& d = *docs[i];
+    for (int64_t j = 0; j < d.num_tokens(); ++j) {
+      tok[i][j] = d.tokens[j];
+      tv[i][j] = true;
+    }
+    for (size_t u = 0; u < d.kept.size(); ++u) {
+      ps[i][u] = d.unit_pos[u];
+      sv[i][u] = true;
+    }
+    if (!d.features.empty()) {
+      std::memcpy(features[i].data_ptr<float>(), d.features.data(),
+                  d.features.size() * sizeof(float));
+    }
+  }
+  ModelBatch batch{tokens, token_valid, pos, sent_valid, features};
+  if (!device.is_cpu()) {
+    for (at::Tensor* t : {&batch.tokens, &batch.token_valid, &batch.sentence_pos,
+                          &batch.sentence_valid, &batch.features}) {
+      *t = t->to(device);
+    }
+  }
+  return batch;
+}
+
+absl::StatusOr<std::vector<std::vector<float>>> ScoreDocuments(
+    const Checkpoint& checkpoint, const std::vector<const PreparedDocument*>& docs, int64_t k,
+    int32_t pad_id) {
+  if (docs.empty()) return std::vector<std::vector<float>>{};
+  try {
+    c10::InferenceMode guard;
+    const at::Device device = checkpoint.scorer->parameters().front().device();
+    const ModelBatch batch = MakeBatch(docs, pad_id, device);
+    const AttentionPlan tp = TokenPlan(checkpoint.config, batch.tokens.size(1), k);
+    const AttentionPlan sp = SentencePlan(checkpoint.config, batch.sentence_pos.size(1));
+    ExtractiveScorer scorer = checkpoint.scorer;  // shares the module
+    const at::Tensor probs = at::sigmoid(scorer->forward(batch, tp, sp)).to(at::kCPU).contiguous();
+    std::vector<std::vector<float>> out(docs.size());
+    for (size_t i = 0; i < docs.size(); ++i) {
+      const float* row = probs[i].data_ptr<float>();
+      out[i].assign(row, row + docs[i]->kept.size());
+    }
+    return out;
+  } catch (const c10::Error& e) {
+    const std::string what = e.what_without_backtrace();
+    if (what.find("out of memory") != std::string::npos ||
+        what.find("not enough memory") != std::string::npos) {
+      return absl::ResourceExhaustedError(absl::StrCat("model out of memory: ", what));
+    }
+    return absl::InternalError(absl::StrCat("model failure: ", what));
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError("model out of memory (host allocation failed)");
+  } catch (const std::exception& e) {
+    return absl::InternalError(absl::StrCat("model failure: ", e.what()));
+  }
+}
+
+}  // namespace rpsum::model

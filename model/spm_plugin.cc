@@ -1,0 +1,81 @@
+// The SentencePiece plugin: the only file that includes sentencepiece, built as its own
+// shared module (librpsum_spm.so) that tokenizer.cc loads with dlopen(RTLD_LOCAL |
+// RTLD_DEEPBIND). Debian's libsentencepiece exports the protobuf-lite runtime it bundles; in a
+// process that also loads libprotobuf (LibTorch, gRPC) the two interpose each other's symbols
+// and the process crashes during static initialization. Loaded locally with deep binding, the
+// plugin's copy stays private. No Abseil here either (see tokenizer.h).
+#include <sentencepiece_processor.h>
+#include <sentencepiece_trainer.h>
+
+#include <utility>
+
+#include "model/tokenizer.h"
+
+namespace rpsum::model {
+namespace {
+
+class SentencePieceTokenizer : public Tokenizer {
+ public:
+  explicit SentencePieceTokenizer(std::unique_ptr<sentencepiece::SentencePieceProcessor> sp)
+      : sp_(std::move(sp)) {}
+
+  bool Encode(std::string_view text, std::vector<int32_t>* ids, std::string* error) const override {
+    std::vector<int> out;
+    const auto status = sp_->Encode(text, &out);
+    if (!status.ok()) {
+      *error = status.ToString();
+      return false;
+    }
+    ids->insert(ids->end(), out.begin(), out.end());
+    return true;
+  }
+  int32_t vocab_size() const override { return sp_->GetPieceSize(); }
+  int32_t marker_id() const override { return sp_->bos_id(); }
+  int32_t pad_id() const override { return sp_->pad_id() >= 0 ? sp_->pad_id() : 0; }
+
+ private:
+  std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;
+};
+
+}  // namespace
+
+std::unique_ptr<Tokenizer> Check(std::unique_ptr<sentencepiece::SentencePieceProcessor> sp,
+                                 const sentencepiece::util::Status& status, std::string* error) {
+  if (!status.ok()) {
+    *error = status.ToString();
+    return nullptr;
+  }
+  if (sp->bos_id() < 0) {
+    *error = "the SentencePiece model has no bos piece (needed as the sentence marker)";
+    return nullptr;
+  }
+  return std::make_unique<SentencePieceTokenizer>(std::move(sp));
+}
+
+}  // namespace rpsum::model
+
+// The plugin's entry points (looked up by name with dlsym).
+extern "C" rpsum::model::Tokenizer* RpsumSpmLoad(const std::string* path, const std::string* bytes,
+                                                 std::string* error) {
+  auto sp = std::make_unique<sentencepiece::SentencePieceProcessor>();
+  const auto status = path != nullptr ? sp->Load(*path) : sp->LoadFromSerializedProto(*bytes);
+  return rpsum::model::Check(std::move(sp), status, error).release();
+}
+
+extern "C" bool RpsumSpmTrain(const rpsum::model::TokenizerTrainOptions* options,
+                              std::string* error) {
+  const rpsum::model::TokenizerTrainOptions& o = *options;
+  const std::string args = "--input=" + o.input_file + " --model_prefix=" + o.model_prefix +
+                           " --vocab_size=" + std::to_string(o.vocab_size) +
+                           " --model_type=unigram --character_coverage=0.9995 --byte_fallback=true"
+                           " --split_digits=true --unk_id=0 --bos_id=1 --eos_id=2 --pad_id=3"
+                           " --shuffle_input_sentence=true --input_sentence_size=" +
+                           std::to_string(o.input_sentence_size) +
+                           " --num_threads=" + std::to_string(o.num_threads) + " --minloglevel=1";
+  const auto status = sentencepiece::SentencePieceTrainer::Train(args);
+  if (!status.ok()) {
+    *error = status.ToString();
+    return false;
+  }
+  return true;
+}
