@@ -1,0 +1,60 @@
+// The torch-free model API (design section 1): what the scheduler and the service see of the
+// model. Implemented by the LibTorch model (LoadTorchSummarizer, model/torch_summarizer.cc)
+// and by fakes in tests, so the scheduler and the service build and test without LibTorch.
+#ifndef RPSUM_MODEL_SUMMARIZER_H_
+#define RPSUM_MODEL_SUMMARIZER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "model/document.h"
+#include "model/model_config.h"
+#include "model/tokenizer.h"
+
+namespace rpsum::model {
+
+// Identity and shape of a loaded model, for GetModelInfo and metrics.
+struct ModelDescription {
+  ModelConfig config;
+  std::string weights_sha256;
+  std::string device;         // "cpu", "cuda:0"
+  std::string torch_version;  // of the LibTorch build
+};
+
+class Summarizer {
+ public:
+  virtual ~Summarizer() = default;
+
+  // Scores a batch of prepared documents that share clip distance `k` (1..max_clip_distance).
+  // Returns, per document, a probability per kept unit. ResourceExhausted means out of memory
+  // (the caller may split the batch); Internal is any other model failure. Never throws.
+  // Call from one worker thread at a time per Summarizer.
+  virtual absl::StatusOr<std::vector<std::vector<float>>> Score(
+      const std::vector<const PreparedDocument*>& docs, int64_t k) = 0;
+
+  virtual const ModelDescription& description() const = 0;
+  // The tokenizer that ships with the model. Thread-safe.
+  virtual const Tokenizer& tokenizer() const = 0;
+};
+
+// Loads a checkpoint directory on `device` ("auto", "cpu", "cuda", "cuda:N") with `threads`
+// intra-op threads (0: leave LibTorch's default). Errors as LoadCheckpoint.
+absl::StatusOr<std::unique_ptr<Summarizer>> LoadTorchSummarizer(const std::string& dir,
+                                                                const std::string& device,
+                                                                int threads);
+
+// The attention work of one document of `tokens` tokens in cost units (token-equivalents):
+// tokens plus the attention-score elements divided by 256 (tokens x span, where the span is
+// all tokens under full attention and 3 windows under block-local attention). Torch-free.
+int64_t AttentionCost(const ModelConfig& config, int64_t tokens);
+
+// The clip distance k for a request (override 0: the policy), and the attention mode.
+int64_t ClipDistanceFor(const ModelConfig& config, int64_t tokens, int64_t override_k);
+bool IsLocalAttention(const ModelConfig& config, int64_t tokens);
+
+}  // namespace rpsum::model
+
+#endif  // RPSUM_MODEL_SUMMARIZER_H_

@@ -1,0 +1,108 @@
+// Test doubles for the model API: a summarizer that records batches, can block, fail or run
+// out of memory on demand, and a whitespace tokenizer. Torch-free.
+#ifndef RPSUM_SERVER_SCHEDULER_FAKE_SUMMARIZER_H_
+#define RPSUM_SERVER_SCHEDULER_FAKE_SUMMARIZER_H_
+
+#include <functional>
+#include <stdexcept>
+#include <vector>
+
+#include "base/mutex.h"
+#include "model/summarizer.h"
+
+namespace rpsum::server {
+
+// One id per whitespace-separated word (a hash mod the vocabulary, ids >= 4).
+class FakeTokenizer : public model::Tokenizer {
+ public:
+  bool Encode(std::string_view text, std::vector<int32_t>* ids, std::string*) const override {
+    size_t i = 0;
+    while (i < text.size()) {
+      while (i < text.size() && text[i] == ' ') ++i;
+      size_t j = i;
+      uint32_t h = 2166136261u;
+      while (j < text.size() && text[j] != ' ')
+        h = (h ^ static_cast<unsigned char>(text[j++])) * 16777619u;
+      if (j > i) ids->push_back(4 + static_cast<int32_t>(h % 996));
+      i = j;
+    }
+    return true;
+  }
+  int32_t vocab_size() const override { return 1000; }
+  int32_t marker_id() const override { return 1; }
+  int32_t pad_id() const override { return 3; }
+};
+
+class FakeSummarizer : public model::Summarizer {
+ public:
+  FakeSummarizer() {
+    desc_.device = "fake";
+    desc_.torch_version = "none";
+  }
+
+  absl::StatusOr<std::vector<std::vector<float>>> Score(
+      const std::vector<const model::PreparedDocument*>& docs, int64_t k) override {
+    {
+      MutexLock lock(&mu_);
+      while (blocked_) cv_.Wait();
+      batches_.push_back({static_cast<int>(docs.size()), k});
+      for (const auto* d : docs) order_.push_back(d->num_tokens());
+    }
+    if (hook_) {
+      absl::Status s = hook_(docs);
+      if (!s.ok()) return s;
+    }
+    std::vector<std::vector<float>> out;
+    for (const auto* d : docs) {
+      std::vector<float> s(d->kept.size());
+      // Earlier units score higher, so selection is predictable.
+      for (size_t i = 0; i < s.size(); ++i) s[i] = 1.0f / static_cast<float>(i + 1);
+      out.push_back(std::move(s));
+    }
+    return out;
+  }
+  const model::ModelDescription& description() const override { return desc_; }
+  const model::Tokenizer& tokenizer() const override { return tokenizer_; }
+
+  // A test-only fault hook: runs on every batch; a non-OK status fails the batch; it may throw.
+  void set_hook(std::function<absl::Status(const std::vector<const model::PreparedDocument*>&)> h) {
+    hook_ = std::move(h);
+  }
+  void Block() {
+    MutexLock lock(&mu_);
+    blocked_ = true;
+  }
+  void Unblock() {
+    MutexLock lock(&mu_);
+    blocked_ = false;
+    cv_.SignalAll();
+  }
+  struct Batch {
+    int size;
+    int64_t k;
+  };
+  std::vector<Batch> batches() {
+    MutexLock lock(&mu_);
+    return batches_;
+  }
+  // Token counts of the documents in the order they were scored.
+  std::vector<int64_t> order() {
+    MutexLock lock(&mu_);
+    return order_;
+  }
+  model::ModelDescription* mutable_description() { return &desc_; }
+
+ private:
+  model::ModelDescription desc_;
+  FakeTokenizer tokenizer_;
+  std::function<absl::Status(const std::vector<const model::PreparedDocument*>&)> hook_;
+  Mutex mu_;
+  CondVar cv_{&mu_};
+  bool blocked_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<Batch> batches_ ABSL_GUARDED_BY(mu_);
+  std::vector<int64_t> order_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace rpsum::server
+
+#endif  // RPSUM_SERVER_SCHEDULER_FAKE_SUMMARIZER_H_

@@ -1,0 +1,285 @@
+#include "server/scheduler/scheduler.h"
+
+#include <algorithm>
+#include <exception>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace rpsum::server {
+namespace {
+
+// Real time a waiting worker sleeps at most before it looks at the clock again (the clock may
+// be a test's fake clock, which moves without notifying anybody).
+constexpr absl::Duration kPoll = absl::Milliseconds(2);
+
+int64_t Tokens(const Job& j) { return j.doc != nullptr ? j.doc->num_tokens() : 0; }
+
+}  // namespace
+
+Scheduler::Scheduler(const SchedulerOptions& options, std::vector<model::Summarizer*> models,
+                     Clock* clock, SchedulerObserver* observer)
+    : options_(options), clock_(clock), observer_(observer) {
+  for (model::Summarizer* m : models) workers_.emplace_back([this, m] { WorkerLoop(m); });
+}
+
+Scheduler::~Scheduler() { Shutdown(absl::ZeroDuration()); }
+
+void Scheduler::Notify() {
+  if (observer_ != nullptr)
+    observer_->OnQueueChanged(static_cast<int>(queue_.size()), queued_cost_);
+  cv_.SignalAll();
+}
+
+absl::Duration Scheduler::PredictedInference(int64_t cost) const {
+  return absl::Seconds(options_.seconds_per_cost * static_cast<double>(cost));
+}
+
+absl::Duration Scheduler::PredictedQueueWait() const {
+  MutexLock lock(&mu_);
+  const double workers = std::max<size_t>(workers_.size(), 1);
+  return absl::Seconds(options_.seconds_per_cost * static_cast<double>(queued_cost_) / workers);
+}
+
+absl::Status Scheduler::Submit(Job job) {
+  MutexLock lock(&mu_);
+  if (!accepting_) {
+    return absl::UnavailableError("the server is shutting down; retry on another replica");
+  }
+  const absl::Time now = clock_->Now();
+  if (job.deadline <= now) {
+    return absl::DeadlineExceededError("the deadline passed before the request was queued");
+  }
+  const double workers = std::max<size_t>(workers_.size(), 1);
+  const absl::Duration wait =
+      absl::Seconds(options_.seconds_per_cost * static_cast<double>(queued_cost_) / workers);
+  if (static_cast<int>(queue_.size()) >= options_.max_queue_requests) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("queue full: ", queue_.size(), " requests queued (max_queue_requests ",
+                     options_.max_queue_requests, "); retry in about ",
+                     absl::ToInt64Milliseconds(wait) + 1, " ms"));
+  }
+  if (!queue_.empty() && queued_cost_ + job.cost > options_.max_queue_cost) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("queue full: ", queued_cost_, " cost units queued, this request needs ",
+                     job.cost, " (max_queue_cost ", options_.max_queue_cost, "); retry in about ",
+                     absl::ToInt64Milliseconds(wait) + 1, " ms"));
+  }
+  if (options_.seconds_per_cost > 0 && job.deadline != absl::InfiniteFuture()) {
+    const absl::Duration predicted = wait + PredictedInference(job.cost);
+    if (now + predicted > job.deadline) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("cannot finish before the deadline: predicted ",
+                       absl::ToInt64Milliseconds(predicted), " ms (queue and model), deadline in ",
+                       absl::ToInt64Milliseconds(job.deadline - now), " ms"));
+    }
+  }
+  queued_cost_ += job.cost;
+  queue_.push_back(Entry{std::move(job), next_seq_++, now});
+  Notify();
+  return absl::OkStatus();
+}
+
+std::vector<Scheduler::Entry> Scheduler::TakeBatch(absl::Time now, absl::Time* wait_until,
+                                                   std::vector<Entry>* dropped) {
+  *wait_until = absl::InfiniteFuture();
+  // Expired and cancelled requests never run.
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    const bool cancelled = it->job.cancelled && it->job.cancelled();
+    if (cancelled || it->job.deadline <= now) {
+      queued_cost_ -= it->job.cost;
+      dropped->push_back(std::move(*it));
+      it = queue_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (queue_.empty()) return {};
+  auto before = [](const Entry& a, const Entry& b) {
+    if (a.job.priority != b.job.priority) return a.job.priority > b.job.priority;
+    if (a.job.deadline != b.job.deadline) return a.job.deadline < b.job.deadline;
+    return a.seq < b.seq;
+  };
+  std::vector<size_t> order(queue_.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return before(queue_[a], queue_[b]); });
+  const Entry& head = queue_[order[0]];
+  const double head_tokens = std::max<int64_t>(Tokens(head.job), 1);
+  std::vector<size_t> members;
+  int64_t max_cost = 0;
+  bool full = false;
+  for (size_t i : order) {
+    const Entry& e = queue_[i];
+    if (e.job.k != head.job.k) continue;
+    const double t = std::max<int64_t>(Tokens(e.job), 1);
+    if (std::max(t, head_tokens) / std::min(t, head_tokens) > options_.max_length_ratio) continue;
+    if (static_cast<int>(members.size()) >= options_.max_batch_size) {
+      full = true;
+      break;
+    }
+    const int64_t cost = std::max(max_cost, e.job.cost);
+    if (!members.empty() &&
+        cost * static_cast<int64_t>(members.size() + 1) > options_.max_batch_cost) {
+      full = true;
+      break;
+    }
+    members.push_back(i);
+    max_cost = cost;
+  }
+  if (static_cast<int>(members.size()) >= options_.max_batch_size) full = true;
+  absl::Time oldest = absl::InfiniteFuture();
+  for (size_t i : members) oldest = std::min(oldest, queue_[i].enqueued);
+  if (!full && !drain_now_ && now - oldest < options_.max_queue_delay) {
+    *wait_until = oldest + options_.max_queue_delay;
+    return {};
+  }
+  std::vector<Entry> batch;
+  std::sort(members.begin(), members.end());
+  for (auto it = members.rbegin(); it != members.rend(); ++it) {
+    queued_cost_ -= queue_[*it].job.cost;
+    batch.push_back(std::move(queue_[*it]));
+    queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(*it));
+  }
+  std::reverse(batch.begin(), batch.end());
+  running_ += static_cast<int>(batch.size());
+  return batch;
+}
+
+void Scheduler::WorkerLoop(model::Summarizer* model) {
+  while (true) {
+    std::vector<Entry> batch, dropped;
+    mu_.Lock();
+    while (true) {
+      if (stop_ && queue_.empty()) {
+        mu_.Unlock();
+        return;
+      }
+      const absl::Time now = clock_->Now();
+      absl::Time wait_until;
+      batch = TakeBatch(now, &wait_until, &dropped);
+      if (!batch.empty() || !dropped.empty()) break;
+      if (queue_.empty()) {
+        cv_.Wait();
+      } else {
+        cv_.WaitFor(absl::ToChronoNanoseconds(std::min(wait_until - now, kPoll)));
+      }
+    }
+    Notify();
+    if (observer_ != nullptr) observer_->OnRunningChanged(running_);
+    mu_.Unlock();
+    for (Entry& e : dropped) {
+      const bool cancelled = e.job.cancelled && e.job.cancelled();
+      const absl::Status s =
+          cancelled
+              ? absl::CancelledError("the client cancelled the request while it was queued")
+              : absl::DeadlineExceededError("the deadline passed while the request was queued");
+      if (observer_ != nullptr) observer_->OnDropped(s.code());
+      e.job.done(s, BatchInfo{});
+    }
+    if (!batch.empty()) {
+      const int n = static_cast<int>(batch.size());
+      RunBatch(model, std::move(batch));
+      MutexLock lock(&mu_);
+      running_ -= n;
+      if (observer_ != nullptr) observer_->OnRunningChanged(running_);
+      cv_.SignalAll();
+    }
+  }
+}
+
+void Scheduler::RunBatch(model::Summarizer* model, std::vector<Entry> batch) {
+  BatchInfo info;
+  info.size = static_cast<int>(batch.size());
+  info.k = batch.front().job.k;
+  std::vector<const model::PreparedDocument*> docs;
+  int64_t longest = 0, total = 0;
+  const absl::Time start = clock_->Now();
+  for (const Entry& e : batch) {
+    docs.push_back(e.job.doc);
+    longest = std::max(longest, Tokens(e.job));
+    total += Tokens(e.job);
+    if (observer_ != nullptr) observer_->OnQueueWait(start - e.enqueued);
+  }
+  const int64_t padded = longest * info.size;
+  info.padding_ratio = padded > 0 ? static_cast<double>(padded - total) / padded : 0;
+  absl::StatusOr<std::vector<std::vector<float>>> scores;
+  try {
+    scores = model->Score(docs, info.k);
+  } catch (const std::exception& e) {
+    scores = absl::InternalError(absl::StrCat("model failure: ", e.what()));
+  } catch (...) {
+    scores = absl::InternalError("model failure: unknown exception");
+  }
+  info.inference = clock_->Now() - start;
+  if (!scores.ok() && scores.status().code() == absl::StatusCode::kResourceExhausted &&
+      batch.size() > 1) {
+    // Out of memory: split the batch in halves and run each; never fail the others for it.
+    if (observer_ != nullptr) observer_->OnOomSplit();
+    std::vector<Entry> second(std::make_move_iterator(batch.begin() + info.size / 2),
+                              std::make_move_iterator(batch.end()));
+    batch.resize(info.size / 2);
+    RunBatch(model, std::move(batch));
+    RunBatch(model, std::move(second));
+    return;
+  }
+  if (scores.ok() && scores->size() != batch.size()) {
+    scores = absl::InternalError("model returned scores for a different number of documents");
+  }
+  if (observer_ != nullptr) observer_->OnBatch(info);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    BatchInfo mine = info;
+    mine.queue_wait = start - batch[i].enqueued;
+    if (scores.ok()) {
+      batch[i].job.done(std::move((*scores)[i]), mine);
+    } else {
+      batch[i].job.done(scores.status(), mine);
+    }
+  }
+}
+
+void Scheduler::Shutdown(absl::Duration grace) {
+  std::vector<Entry> rest;
+  {
+    MutexLock lock(&mu_);
+    if (shut_down_) return;
+    shut_down_ = true;
+    accepting_ = false;
+    drain_now_ = true;
+    cv_.SignalAll();
+    const absl::Time until = clock_->Now() + grace;
+    while ((!queue_.empty() || running_ > 0) && clock_->Now() < until) {
+      cv_.WaitFor(absl::ToChronoNanoseconds(std::min(until - clock_->Now(), kPoll)));
+    }
+    rest.swap(queue_);
+    queued_cost_ = 0;
+    stop_ = true;
+    Notify();
+  }
+  for (Entry& e : rest) {
+    if (observer_ != nullptr) observer_->OnDropped(absl::StatusCode::kUnavailable);
+    e.job.done(absl::UnavailableError("the server shut down before the request could run; retry "
+                                      "on another replica"),
+               BatchInfo{});
+  }
+  for (std::thread& t : workers_) {
+    if (t.joinable()) t.join();
+  }
+}
+
+int Scheduler::queued_requests() const {
+  MutexLock lock(&mu_);
+  return static_cast<int>(queue_.size());
+}
+
+int64_t Scheduler::queued_cost() const {
+  MutexLock lock(&mu_);
+  return queued_cost_;
+}
+
+int Scheduler::running_requests() const {
+  MutexLock lock(&mu_);
+  return running_;
+}
+
+}  // namespace rpsum::server

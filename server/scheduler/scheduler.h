@@ -1,0 +1,137 @@
+// The batching scheduler (design section 2, steps 3 to 5): a priority- and deadline-aware queue
+// with caps on queued requests and queued cost, and worker threads that group requests of
+// similar length and the same clip distance into batches under a cost budget, dispatching when
+// a batch is full or its oldest request has waited max_queue_delay. Torch-free and gRPC-free:
+// it sees the model only through model::Summarizer, and time only through a Clock.
+#ifndef RPSUM_SERVER_SCHEDULER_SCHEDULER_H_
+#define RPSUM_SERVER_SCHEDULER_SCHEDULER_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "base/clock.h"
+#include "base/mutex.h"
+#include "model/summarizer.h"
+
+namespace rpsum::server {
+
+struct SchedulerOptions {
+  // Requests in one batch at most (1 disables batching).
+  int max_batch_size = 8;
+  // Cost units in one batch at most, counted as padded: the batch's longest request's cost
+  // times its size (a single request larger than this still runs, alone).
+  int64_t max_batch_cost = 1 << 20;
+  // A request waits at most this long for others to batch with.
+  absl::Duration max_queue_delay = absl::Milliseconds(5);
+  // Admission caps: Submit answers ResourceExhausted beyond them.
+  int max_queue_requests = 256;
+  int64_t max_queue_cost = 64 << 20;
+  // Requests batch together only if their lengths are within this ratio.
+  double max_length_ratio = 2.0;
+  // Measured model speed (seconds per cost unit on one worker) for predictions; 0: unknown,
+  // no early deadline rejection.
+  double seconds_per_cost = 0;
+};
+
+// What happened to the batch a request ran in.
+struct BatchInfo {
+  int size = 0;
+  int64_t k = 0;
+  double padding_ratio = 0;  // padded tokens / all tokens in the batch
+  absl::Duration inference;  // the model call that produced the scores
+  absl::Duration queue_wait;
+};
+
+struct Job {
+  const model::PreparedDocument* doc = nullptr;  // not owned; valid until `done` runs
+  int64_t k = 1;
+  int64_t cost = 1;
+  int priority = 0;  // higher runs first
+  absl::Time deadline = absl::InfiniteFuture();
+  // Polled before the job runs; true drops it with Cancelled. May be empty.
+  std::function<bool()> cancelled;
+  // Runs exactly once, on a worker thread, or in Shutdown's caller for work that cannot run.
+  std::function<void(absl::StatusOr<std::vector<float>>, const BatchInfo&)> done;
+};
+
+// Metrics hooks. Called from worker threads and Submit's caller; implementations must be
+// thread-safe and fast.
+class SchedulerObserver {
+ public:
+  virtual ~SchedulerObserver() = default;
+  virtual void OnQueueChanged(int requests, int64_t cost) {}
+  virtual void OnRunningChanged(int requests) {}
+  virtual void OnBatch(const BatchInfo& info) {}
+  virtual void OnQueueWait(absl::Duration wait) {}
+  virtual void OnOomSplit() {}
+  virtual void OnDropped(absl::StatusCode code) {}
+};
+
+class Scheduler {
+ public:
+  // One worker thread per model in `models` (not owned; each outlives the scheduler and is
+  // used by its worker only). `clock` and `observer` (may be null) are not owned.
+  Scheduler(const SchedulerOptions& options, std::vector<model::Summarizer*> models, Clock* clock,
+            SchedulerObserver* observer);
+  ~Scheduler();  // Shutdown(ZeroDuration()) if not shut down yet
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Queues `job`. Never blocks. On OK, job.done runs exactly once later. Returns, without
+  // calling done: Unavailable while shutting down; ResourceExhausted if the request or cost cap
+  // is full (the message says which, and the wait to expect); DeadlineExceeded if the deadline
+  // has passed or cannot be met given the queue ahead. Thread-safe.
+  absl::Status Submit(Job job);
+
+  // Predicted wait in the queue right now, from the queued cost (zero if speed unknown).
+  absl::Duration PredictedQueueWait() const;
+  // Predicted model time of one request alone.
+  absl::Duration PredictedInference(int64_t cost) const;
+
+  // Stops accepting work, lets queued and running work finish for up to `grace`, then fails
+  // what is still queued with Unavailable and joins the workers. Idempotent. Thread-safe.
+  void Shutdown(absl::Duration grace);
+
+  int queued_requests() const;
+  int64_t queued_cost() const;
+  int running_requests() const;
+
+ private:
+  struct Entry {
+    Job job;
+    uint64_t seq;
+    absl::Time enqueued;
+  };
+  void WorkerLoop(model::Summarizer* model);
+  // Picks the next batch, or returns an empty one and sets *wait_until.
+  std::vector<Entry> TakeBatch(absl::Time now, absl::Time* wait_until, std::vector<Entry>* dropped)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RunBatch(model::Summarizer* model, std::vector<Entry> batch);
+  void Notify() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Constant after construction.
+  const SchedulerOptions options_;
+  Clock* const clock_;
+  SchedulerObserver* const observer_;
+  std::vector<std::thread> workers_;
+
+  mutable Mutex mu_;
+  CondVar cv_{&mu_};
+  std::vector<Entry> queue_ ABSL_GUARDED_BY(mu_);
+  int64_t queued_cost_ ABSL_GUARDED_BY(mu_) = 0;
+  int running_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 0;
+  bool accepting_ ABSL_GUARDED_BY(mu_) = true;
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;       // workers exit when the queue is empty
+  bool drain_now_ ABSL_GUARDED_BY(mu_) = false;  // dispatch without waiting for delay
+  bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace rpsum::server
+
+#endif  // RPSUM_SERVER_SCHEDULER_SCHEDULER_H_

@@ -1,0 +1,342 @@
+#include "server/scheduler/scheduler.h"
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <stdexcept>
+
+#include "absl/time/clock.h"
+#include "gtest/gtest.h"
+#include "server/scheduler/fake_summarizer.h"
+
+namespace rpsum::server {
+namespace {
+
+// Polls `pred` in real time (the scheduler's workers are real threads).
+template <typename P>
+bool Eventually(P pred, absl::Duration limit = absl::Seconds(10)) {
+  const absl::Time end = absl::Now() + limit;
+  while (absl::Now() < end) {
+    if (pred()) return true;
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  return pred();
+}
+
+class SchedulerTest : public ::testing::Test {
+ protected:
+  // A document of `tokens` tokens with one unit.
+  const model::PreparedDocument* Doc(int64_t tokens) {
+    auto d = std::make_unique<model::PreparedDocument>();
+    d->tokens.assign(tokens, 5);
+    d->kept = {0};
+    d->unit_pos = {0};
+    docs_.push_back(std::move(d));
+    return docs_.back().get();
+  }
+
+  struct Result {
+    absl::Status status = absl::UnknownError("not done");
+    int calls = 0;
+    BatchInfo info;
+  };
+
+  Job MakeJob(int64_t tokens, int64_t k = 8, int priority = 0,
+              absl::Time deadline = absl::InfiniteFuture()) {
+    const int id = next_id_++;
+    Job j;
+    j.doc = Doc(tokens);
+    j.k = k;
+    j.cost = tokens;
+    j.priority = priority;
+    j.deadline = deadline;
+    j.cancelled = [this, id] {
+      MutexLock lock(&mu_);
+      return cancelled_.count(id) > 0;
+    };
+    j.done = [this, id](absl::StatusOr<std::vector<float>> r, const BatchInfo& info) {
+      MutexLock lock(&mu_);
+      Result& res = results_[id];
+      res.status = r.status();
+      res.info = info;
+      ++res.calls;
+    };
+    ids_.push_back(id);
+    return j;
+  }
+  int LastId() const { return ids_.back(); }
+  Result Get(int id) {
+    MutexLock lock(&mu_);
+    return results_[id];
+  }
+  int Done() {
+    MutexLock lock(&mu_);
+    int n = 0;
+    for (auto& [id, r] : results_) n += r.calls > 0;
+    return n;
+  }
+  void Cancel(int id) {
+    MutexLock lock(&mu_);
+    cancelled_.insert(id);
+  }
+
+  std::unique_ptr<Scheduler> Make(SchedulerOptions o) {
+    return std::make_unique<Scheduler>(o, std::vector<model::Summarizer*>{&model_}, &clock_,
+                                       nullptr);
+  }
+
+  FakeClock clock_;
+  FakeSummarizer model_;
+  std::vector<std::unique_ptr<model::PreparedDocument>> docs_;
+  std::vector<int> ids_;
+  int next_id_ = 0;
+  Mutex mu_;
+  std::map<int, Result> results_ ABSL_GUARDED_BY(mu_);
+  std::set<int> cancelled_ ABSL_GUARDED_BY(mu_);
+};
+
+SchedulerOptions NoDelay(int batch) {
+  SchedulerOptions o;
+  o.max_batch_size = batch;
+  o.max_queue_delay = absl::Hours(1);  // the fake clock decides when delay dispatch happens
+  return o;
+}
+
+TEST_F(SchedulerTest, FullBatchByCountDispatchesAtOnce) {
+  auto s = Make(NoDelay(3));
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(s->Submit(MakeJob(100)).ok());
+  ASSERT_TRUE(Eventually([&] { return Done() == 3; }));
+  ASSERT_EQ(model_.batches().size(), 1u);
+  EXPECT_EQ(model_.batches()[0].size, 3);
+  EXPECT_EQ(Get(0).info.size, 3);
+}
+
+TEST_F(SchedulerTest, PartialBatchWaitsForMaxQueueDelay) {
+  SchedulerOptions o = NoDelay(8);
+  o.max_queue_delay = absl::Milliseconds(5);
+  auto s = Make(o);
+  ASSERT_TRUE(s->Submit(MakeJob(100)).ok());
+  ASSERT_TRUE(s->Submit(MakeJob(120)).ok());
+  absl::SleepFor(absl::Milliseconds(30));  // real time passes, fake time does not
+  EXPECT_EQ(Done(), 0);
+  clock_.Advance(absl::Milliseconds(5));
+  ASSERT_TRUE(Eventually([&] { return Done() == 2; }));
+  ASSERT_EQ(model_.batches().size(), 1u);
+  EXPECT_EQ(model_.batches()[0].size, 2);
+  EXPECT_EQ(Get(0).info.queue_wait, absl::Milliseconds(5));
+}
+
+TEST_F(SchedulerTest, BatchCostBudgetLimitsTheBatch) {
+  SchedulerOptions o = NoDelay(8);
+  o.max_batch_cost = 250;  // two requests of cost 100 fit (padded 200), three do not
+  auto s = Make(o);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(s->Submit(MakeJob(100)).ok());
+  ASSERT_TRUE(Eventually([&] { return Done() == 2; }));
+  absl::SleepFor(absl::Milliseconds(20));
+  EXPECT_EQ(Done(), 2);  // the third waits for company or its delay
+  clock_.Advance(absl::Hours(1));
+  ASSERT_TRUE(Eventually([&] { return Done() == 3; }));
+  EXPECT_EQ(model_.batches()[0].size, 2);
+  EXPECT_EQ(model_.batches()[1].size, 1);
+}
+
+TEST_F(SchedulerTest, OnlySameClipDistanceAndSimilarLengthBatchTogether) {
+  auto s = Make(NoDelay(2));
+  ASSERT_TRUE(s->Submit(MakeJob(100, /*k=*/8)).ok());
+  ASSERT_TRUE(s->Submit(MakeJob(100, /*k=*/16)).ok());
+  ASSERT_TRUE(s->Submit(MakeJob(1000, /*k=*/8)).ok());  // 10x longer: not with the first
+  absl::SleepFor(absl::Milliseconds(20));
+  EXPECT_EQ(Done(), 0);
+  ASSERT_TRUE(s->Submit(MakeJob(110, /*k=*/8)).ok());  // joins the first
+  ASSERT_TRUE(Eventually([&] { return Done() == 2; }));
+  EXPECT_EQ(Get(0).calls, 1);
+  EXPECT_EQ(Get(3).calls, 1);
+  EXPECT_EQ(model_.batches()[0].k, 8);
+  clock_.Advance(absl::Hours(1));
+  ASSERT_TRUE(Eventually([&] { return Done() == 4; }));
+  for (const auto& b : model_.batches()) EXPECT_EQ(b.size, b.k == 8 && b.size == 2 ? 2 : 1);
+}
+
+TEST_F(SchedulerTest, HigherPriorityRunsFirst) {
+  auto s = Make(NoDelay(1));
+  model_.Block();
+  ASSERT_TRUE(s->Submit(MakeJob(10)).ok());  // occupies the worker
+  ASSERT_TRUE(Eventually([&] { return s->running_requests() == 1; }));
+  ASSERT_TRUE(s->Submit(MakeJob(20, 8, /*priority=*/0)).ok());
+  ASSERT_TRUE(s->Submit(MakeJob(30, 8, /*priority=*/2)).ok());
+  ASSERT_TRUE(s->Submit(MakeJob(40, 8, /*priority=*/1)).ok());
+  model_.Unblock();
+  ASSERT_TRUE(Eventually([&] { return Done() == 4; }));
+  EXPECT_EQ(model_.order(), (std::vector<int64_t>{10, 30, 40, 20}));
+}
+
+TEST_F(SchedulerTest, EarlierDeadlineFirstWithinAPriority) {
+  auto s = Make(NoDelay(1));
+  model_.Block();
+  ASSERT_TRUE(s->Submit(MakeJob(10)).ok());
+  ASSERT_TRUE(Eventually([&] { return s->running_requests() == 1; }));
+  const absl::Time now = clock_.Now();
+  ASSERT_TRUE(s->Submit(MakeJob(20, 8, 0, now + absl::Seconds(9))).ok());
+  ASSERT_TRUE(s->Submit(MakeJob(30, 8, 0, now + absl::Seconds(3))).ok());
+  model_.Unblock();
+  ASSERT_TRUE(Eventually([&] { return Done() == 3; }));
+  EXPECT_EQ(model_.order(), (std::vector<int64_t>{10, 30, 20}));
+}
+
+TEST_F(SchedulerTest, ExpiredAndCancelledRequestsNeverRun) {
+  auto s = Make(NoDelay(8));
+  const absl::Time now = clock_.Now();
+  EXPECT_EQ(s->Submit(MakeJob(10, 8, 0, now)).code(), absl::StatusCode::kDeadlineExceeded);
+  ASSERT_TRUE(s->Submit(MakeJob(11, 8, 0, now + absl::Seconds(1))).ok());
+  const int expiring = LastId();
+  ASSERT_TRUE(s->Submit(MakeJob(12)).ok());
+  const int cancelled = LastId();
+  ASSERT_TRUE(s->Submit(MakeJob(13)).ok());
+  Cancel(cancelled);
+  clock_.Advance(absl::Seconds(2));  // past the deadline, and past nothing else
+  ASSERT_TRUE(Eventually([&] { return Get(expiring).calls == 1 && Get(cancelled).calls == 1; }));
+  EXPECT_EQ(Get(expiring).status.code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(Get(cancelled).status.code(), absl::StatusCode::kCancelled);
+  clock_.Advance(absl::Hours(1));
+  ASSERT_TRUE(Eventually([&] { return Get(LastId()).calls == 1; }));
+  EXPECT_TRUE(Get(LastId()).status.ok());
+  EXPECT_EQ(model_.order(), (std::vector<int64_t>{13}));
+  EXPECT_EQ(Get(0).calls, 0);  // rejected at Submit: done never runs
+}
+
+TEST_F(SchedulerTest, QueueCapsRejectWithResourceExhausted) {
+  SchedulerOptions o = NoDelay(8);
+  o.max_queue_requests = 2;
+  o.max_queue_cost = 250;
+  auto s = Make(o);
+  model_.Block();
+  ASSERT_TRUE(s->Submit(MakeJob(100)).ok());
+  ASSERT_TRUE(s->Submit(MakeJob(100)).ok());
+  const absl::Status full = s->Submit(MakeJob(10));
+  EXPECT_EQ(full.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(full.message().find("max_queue_requests 2"), std::string::npos) << full;
+  EXPECT_EQ(s->queued_cost(), 200);
+  o.max_queue_requests = 10;
+  auto s2 = Make(o);
+  ASSERT_TRUE(s2->Submit(MakeJob(200)).ok());
+  const absl::Status cost = s2->Submit(MakeJob(100));
+  EXPECT_EQ(cost.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(cost.message().find("max_queue_cost 250"), std::string::npos) << cost;
+  model_.Unblock();
+}
+
+TEST_F(SchedulerTest, DeadlineThatCannotBeMetIsRejectedAtOnce) {
+  SchedulerOptions o = NoDelay(8);
+  o.seconds_per_cost = 0.001;  // 1 ms per cost unit
+  auto s = Make(o);
+  const absl::Status st = s->Submit(MakeJob(1000, 8, 0, clock_.Now() + absl::Milliseconds(500)));
+  EXPECT_EQ(st.code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_NE(st.message().find("predicted 1000 ms"), std::string::npos) << st;
+  EXPECT_TRUE(s->Submit(MakeJob(100, 8, 0, clock_.Now() + absl::Seconds(5))).ok());
+}
+
+TEST_F(SchedulerTest, AFailingBatchFailsOnlyItself) {
+  auto s = Make(NoDelay(2));
+  model_.set_hook([](const std::vector<const model::PreparedDocument*>& docs) {
+    for (const auto* d : docs) {
+      if (d->num_tokens() == 666) return absl::InternalError("injected model failure");
+      if (d->num_tokens() == 667) throw std::runtime_error("injected exception");
+    }
+    return absl::OkStatus();
+  });
+  ASSERT_TRUE(s->Submit(MakeJob(666)).ok());
+  ASSERT_TRUE(s->Submit(MakeJob(660)).ok());  // same batch as the failure
+  ASSERT_TRUE(s->Submit(MakeJob(100)).ok());
+  ASSERT_TRUE(s->Submit(MakeJob(101)).ok());
+  ASSERT_TRUE(s->Submit(MakeJob(667)).ok());
+  ASSERT_TRUE(s->Submit(MakeJob(668)).ok());
+  ASSERT_TRUE(Eventually([&] { return Done() == 6; }));
+  EXPECT_EQ(Get(0).status.code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(Get(1).status.code(), absl::StatusCode::kInternal);
+  EXPECT_TRUE(Get(2).status.ok());
+  EXPECT_TRUE(Get(3).status.ok());
+  EXPECT_EQ(Get(4).status.code(), absl::StatusCode::kInternal);
+  EXPECT_NE(Get(4).status.message().find("injected exception"), std::string::npos);
+  ASSERT_TRUE(s->Submit(MakeJob(100)).ok());  // the scheduler still serves
+  clock_.Advance(absl::Hours(1));
+  ASSERT_TRUE(Eventually([&] { return Done() == 7; }));
+  EXPECT_TRUE(Get(6).status.ok());
+}
+
+TEST_F(SchedulerTest, OutOfMemorySplitsTheBatchInHalves) {
+  auto s = Make(NoDelay(4));
+  model_.set_hook([](const std::vector<const model::PreparedDocument*>& docs) {
+    return docs.size() > 1 ? absl::ResourceExhaustedError("out of memory") : absl::OkStatus();
+  });
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(s->Submit(MakeJob(100 + i)).ok());
+  ASSERT_TRUE(Eventually([&] { return Done() == 4; }));
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(Get(i).status.ok()) << i;
+  // 4 fails, 2 fails, 1 + 1, 2 fails, 1 + 1.
+  EXPECT_EQ(model_.batches().size(), 7u);
+}
+
+TEST_F(SchedulerTest, ShutdownAnswersEveryAcceptedRequestOnce) {
+  auto s = Make(NoDelay(1));
+  model_.Block();
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(s->Submit(MakeJob(10 + i)).ok());
+  ASSERT_TRUE(Eventually([&] { return s->running_requests() == 1; }));
+  std::thread unblock([&] {
+    absl::SleepFor(absl::Milliseconds(50));
+    model_.Unblock();
+  });
+  s->Shutdown(absl::ZeroDuration());  // no grace: what is queued fails, what runs finishes
+  unblock.join();
+  EXPECT_EQ(Done(), 5);
+  int ok = 0, unavailable = 0;
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(Get(i).calls, 1);
+    ok += Get(i).status.ok();
+    unavailable += Get(i).status.code() == absl::StatusCode::kUnavailable;
+  }
+  EXPECT_EQ(ok + unavailable, 5);
+  EXPECT_GE(ok, 1);
+  EXPECT_EQ(s->Submit(MakeJob(1)).code(), absl::StatusCode::kUnavailable);
+}
+
+TEST_F(SchedulerTest, ShutdownWithGraceLetsQueuedWorkFinish) {
+  auto s = Make(NoDelay(8));  // partial batches would wait an hour, but draining dispatches them
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(s->Submit(MakeJob(10 + i)).ok());
+  std::thread advance([&] {
+    while (Done() < 3) {
+      clock_.Advance(absl::Milliseconds(1));
+      absl::SleepFor(absl::Milliseconds(1));
+    }
+  });
+  s->Shutdown(absl::Seconds(30));
+  advance.join();
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(Get(i).status.ok());
+}
+
+TEST_F(SchedulerTest, ManyThreadsSubmittingConcurrently) {
+  SchedulerOptions o = NoDelay(4);
+  o.max_queue_requests = 10000;
+  auto s = Make(o);
+  std::vector<Job> jobs;
+  for (int i = 0; i < 400; ++i) jobs.push_back(MakeJob(50 + i % 7));
+  std::atomic<int> accepted{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = t; i < 400; i += 4) accepted += s->Submit(std::move(jobs[i])).ok();
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::thread advance([&] {
+    while (Done() < 400) {
+      clock_.Advance(absl::Hours(1));
+      absl::SleepFor(absl::Milliseconds(1));
+    }
+  });
+  ASSERT_TRUE(Eventually([&] { return Done() == 400; }));
+  advance.join();
+  EXPECT_EQ(accepted.load(), 400);
+  s->Shutdown(absl::ZeroDuration());
+}
+
+}  // namespace
+}  // namespace rpsum::server
