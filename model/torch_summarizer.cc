@@ -1,6 +1,6 @@
 // The LibTorch implementation of the model API.
 #include <ATen/ATen.h>
-#include <ATen/Version.h>
+#include <torch/version.h>
 
 #include <filesystem>
 #include <utility>
@@ -20,7 +20,8 @@ class TorchSummarizer : public Summarizer {
     desc_.config = ck_.config;
     desc_.weights_sha256 = ck_.weights_sha256;
     desc_.device = ck_.scorer->parameters().front().device().str();
-    desc_.torch_version = TORCH_VERSION;
+    desc_.torch_version =
+        absl::StrCat(TORCH_VERSION_MAJOR, ".", TORCH_VERSION_MINOR, ".", TORCH_VERSION_PATCH);
   }
 
   absl::StatusOr<std::vector<std::vector<float>>> Score(

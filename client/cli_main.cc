@@ -1,0 +1,193 @@
+// rpsum: the command-line client.
+//   rpsum summarize FILE... | -     summarize files (or standard input)
+//   rpsum estimate FILE... | -      what Summarize would cost, without running the model
+//   rpsum info                      the model and the server's limits
+//   rpsum health [--wait SECONDS]   the standard health check (exit 0 when SERVING)
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "client/client.h"
+#include "google/protobuf/util/json_util.h"
+
+ABSL_FLAG(std::string, server, "127.0.0.1:50051", "server address (dns:///host:port balances)");
+ABSL_FLAG(int, max_words, 0, "summary length in words (default: the server's 100)");
+ABSL_FLAG(int, max_sentences, 0, "summary length in sentences");
+ABSL_FLAG(double, ratio, 0, "summary length as a fraction of the input's words");
+ABSL_FLAG(int, clip_distance, 0, "override the model's clip distance k (0: its policy)");
+ABSL_FLAG(std::string, truncation, "reject", "reject, head or head_and_tail");
+ABSL_FLAG(std::string, title, "", "document title");
+ABSL_FLAG(bool, json, false, "print the full responses as JSON lines");
+ABSL_FLAG(int, concurrency, 4, "files in flight at once");
+ABSL_FLAG(std::string, token_file, "", "file with the bearer token");
+ABSL_FLAG(bool, tls, false, "use TLS (system roots unless --tls_ca)");
+ABSL_FLAG(std::string, tls_ca, "", "CA certificate (PEM) for the server");
+ABSL_FLAG(std::string, tls_cert, "", "client certificate (PEM) for mutual TLS");
+ABSL_FLAG(std::string, tls_key, "", "client key (PEM) for mutual TLS");
+ABSL_FLAG(std::string, tls_server_name, "", "name the server certificate must match");
+ABSL_FLAG(double, deadline, 120, "seconds per request, retries included");
+ABSL_FLAG(double, wait, 0, "health: keep checking up to this many seconds");
+
+namespace rpsum::client {
+namespace {
+
+absl::StatusOr<std::string> ReadInput(const std::string& path) {
+  std::stringstream s;
+  if (path == "-") {
+    s << std::cin.rdbuf();
+    return s.str();
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string Json(const google::protobuf::Message& m) {
+  std::string out;
+  google::protobuf::util::JsonPrintOptions o;
+  o.preserve_proto_field_names = true;
+  (void)google::protobuf::util::MessageToJsonString(m, &out, o);
+  return out;
+}
+
+int Fail(const std::string& what, const absl::Status& s) {
+  std::fprintf(stderr, "rpsum: %s: %s\n", what.c_str(), s.ToString().c_str());
+  return 1;
+}
+
+int Run(const std::vector<char*>& args) {
+  if (args.size() < 2) {
+    std::fprintf(stderr,
+                 "usage: rpsum summarize|estimate FILE...|-  |  rpsum info  |  rpsum health\n");
+    return 2;
+  }
+  const std::string cmd = args[1];
+  ClientOptions o;
+  o.target = absl::GetFlag(FLAGS_server);
+  o.tls = absl::GetFlag(FLAGS_tls);
+  o.ca_file = absl::GetFlag(FLAGS_tls_ca);
+  o.cert_file = absl::GetFlag(FLAGS_tls_cert);
+  o.key_file = absl::GetFlag(FLAGS_tls_key);
+  o.tls_server_name = absl::GetFlag(FLAGS_tls_server_name);
+  o.deadline = absl::Seconds(absl::GetFlag(FLAGS_deadline));
+  if (!absl::GetFlag(FLAGS_token_file).empty()) {
+    auto t = ReadInput(absl::GetFlag(FLAGS_token_file));
+    if (!t.ok()) return Fail("token", t.status());
+    o.token = std::string(absl::StripAsciiWhitespace(*t));
+  }
+  auto client = Client::Create(o);
+  if (!client.ok()) return Fail("client", client.status());
+
+  if (cmd == "health") {
+    const absl::Time end = absl::Now() + absl::Seconds(absl::GetFlag(FLAGS_wait));
+    absl::Status s;
+    while (true) {
+      s = (*client)->Health();
+      if (s.ok() || absl::Now() >= end) break;
+      absl::SleepFor(absl::Milliseconds(200));
+    }
+    if (!s.ok()) return Fail("health", s);
+    std::printf("SERVING\n");
+    return 0;
+  }
+  if (cmd == "info") {
+    auto info = (*client)->GetModelInfo();
+    if (!info.ok()) return Fail("info", info.status());
+    std::printf("%s\n", Json(*info).c_str());
+    return 0;
+  }
+  if (cmd != "summarize" && cmd != "estimate") {
+    std::fprintf(stderr, "rpsum: unknown command '%s'\n", cmd.c_str());
+    return 2;
+  }
+  std::vector<std::string> files(args.begin() + 2, args.end());
+  if (files.empty()) files.push_back("-");
+  SummarizeOptions so;
+  so.max_words = absl::GetFlag(FLAGS_max_words);
+  so.max_sentences = absl::GetFlag(FLAGS_max_sentences);
+  so.ratio = static_cast<float>(absl::GetFlag(FLAGS_ratio));
+  so.clip_distance = absl::GetFlag(FLAGS_clip_distance);
+  so.title = absl::GetFlag(FLAGS_title);
+  const std::string t = absl::GetFlag(FLAGS_truncation);
+  so.truncation = t == "head"            ? v1::TRUNCATION_HEAD
+                  : t == "head_and_tail" ? v1::TRUNCATION_HEAD_AND_TAIL
+                                         : v1::TRUNCATION_REJECT;
+  std::vector<std::string> outputs(files.size());
+  std::atomic<size_t> next{0};
+  std::atomic<int> done{0}, failed{0};
+  std::mutex print_mu;
+  const bool progress = files.size() > 1 && isatty(STDERR_FILENO);
+  auto worker = [&] {
+    for (size_t i = next++; i < files.size(); i = next++) {
+      auto text = ReadInput(files[i]);
+      std::string out;
+      if (!text.ok()) {
+        ++failed;
+        out = absl::StrCat("rpsum: ", files[i], ": ", text.status().ToString());
+      } else if (cmd == "estimate") {
+        auto e = (*client)->Estimate(*text, so);
+        if (e.ok()) {
+          out = Json(*e);
+        } else {
+          ++failed;
+          out = absl::StrCat("rpsum: ", files[i], ": ", e.status().ToString());
+        }
+      } else {
+        auto r = (*client)->Summarize(*text, so);
+        if (!r.ok()) {
+          ++failed;
+          out = absl::StrCat("rpsum: ", files[i], ": ", r.status().ToString());
+        } else if (absl::GetFlag(FLAGS_json)) {
+          out = Json(*r);
+        } else {
+          out = files.size() > 1 ? absl::StrCat("== ", files[i], "\n", r->summary()) : r->summary();
+        }
+      }
+      outputs[i] = out;
+      const int d = ++done;
+      if (progress) {
+        std::lock_guard<std::mutex> lock(print_mu);
+        const int width = 30, filled = static_cast<int>(width * d / files.size());
+        std::fprintf(stderr, "\r[%s%s] %d/%zu", std::string(filled, '#').c_str(),
+                     std::string(width - filled, ' ').c_str(), d, files.size());
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  const int n = std::max(1, std::min<int>(absl::GetFlag(FLAGS_concurrency), files.size()));
+  for (int i = 0; i < n; ++i) threads.emplace_back(worker);
+  for (auto& th : threads) th.join();
+  if (progress) std::fprintf(stderr, "\n");
+  for (const std::string& out : outputs) {
+    if (out.rfind("rpsum: ", 0) == 0) {
+      std::fprintf(stderr, "%s\n", out.c_str());
+    } else {
+      std::printf("%s\n", out.c_str());
+    }
+  }
+  return failed > 0 ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace rpsum::client
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "rpsum summarize FILE...|- | rpsum estimate FILE...|- | rpsum info | rpsum health");
+  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  return rpsum::client::Run(args);
+}

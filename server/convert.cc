@@ -1,0 +1,149 @@
+#include "server/convert.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+
+namespace rpsum::server {
+
+absl::StatusOr<RequestPlan> PlanRequest(const v1::SummarizeRequest& r,
+                                        const model::ModelConfig& config) {
+  RequestPlan p;
+  switch (r.input_case()) {
+    case v1::SummarizeRequest::kDocument:
+      p.input.document = r.document();
+      break;
+    case v1::SummarizeRequest::kSentences:
+      p.input.presplit = true;
+      for (const std::string& s : r.sentences().sentences()) p.input.sentences.push_back(s);
+      break;
+    default:
+      return absl::InvalidArgumentError("set either document or sentences");
+  }
+  p.input.title = r.title();
+  switch (r.budget_case()) {
+    case v1::SummarizeRequest::kMaxWords:
+      if (r.max_words() < 1 || r.max_words() > 100000) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("max_words must be in [1, 100000], got ", r.max_words()));
+      }
+      p.select.budget = {model::Budget::Kind::kWords, static_cast<double>(r.max_words())};
+      break;
+    case v1::SummarizeRequest::kMaxSentences:
+      if (r.max_sentences() < 1 || r.max_sentences() > 10000) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("max_sentences must be in [1, 10000], got ", r.max_sentences()));
+      }
+      p.select.budget = {model::Budget::Kind::kSentences, static_cast<double>(r.max_sentences())};
+      break;
+    case v1::SummarizeRequest::kRatio:
+      if (!(r.ratio() > 0 && r.ratio() <= 1) || !std::isfinite(r.ratio())) {
+        return absl::InvalidArgumentError(absl::StrCat("ratio must be in (0, 1], got ", r.ratio()));
+      }
+      p.select.budget = {model::Budget::Kind::kRatio, static_cast<double>(r.ratio())};
+      break;
+    default:
+      p.select.budget = {model::Budget::Kind::kWords, 100};
+  }
+  if (r.clip_distance() > static_cast<uint32_t>(config.architecture.max_clip_distance)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("clip_distance must be at most ", config.architecture.max_clip_distance,
+                     " (the model's tables), got ", r.clip_distance()));
+  }
+  p.clip_override = r.clip_distance();
+  switch (r.truncation()) {
+    case v1::TRUNCATION_UNSPECIFIED:
+    case v1::TRUNCATION_REJECT:
+      p.truncation = model::TruncationPolicy::kReject;
+      break;
+    case v1::TRUNCATION_HEAD:
+      p.truncation = model::TruncationPolicy::kHead;
+      break;
+    case v1::TRUNCATION_HEAD_AND_TAIL:
+      p.truncation = model::TruncationPolicy::kHeadAndTail;
+      break;
+    default:
+      return absl::InvalidArgumentError(absl::StrCat("unknown truncation value ", r.truncation()));
+  }
+  switch (r.priority()) {
+    case v1::PRIORITY_UNSPECIFIED:
+    case v1::PRIORITY_NORMAL:
+      p.priority = 2;
+      break;
+    case v1::PRIORITY_LOW:
+      p.priority = 1;
+      break;
+    case v1::PRIORITY_HIGH:
+      p.priority = 3;
+      break;
+    default:
+      return absl::InvalidArgumentError(absl::StrCat("unknown priority value ", r.priority()));
+  }
+  p.select.trigram_blocking = !r.keep_redundant();
+  p.select.allow_overflow = false;
+  p.return_all_scores = r.return_all_scores();
+  return p;
+}
+
+void FillModelIdentity(const model::ModelDescription& d, v1::ModelIdentity* out) {
+  out->set_name(d.config.name);
+  out->set_version(d.config.version);
+  out->set_weights_sha256(d.weights_sha256);
+}
+
+void FillSummary(const RequestPlan& plan, const model::PreparedDocument& doc,
+                 const std::vector<float>& scores, const model::ModelConfig& config,
+                 v1::SummarizeResponse* out) {
+  std::vector<std::string_view> texts;
+  std::vector<int32_t> words;
+  for (int32_t u : doc.kept) {
+    texts.push_back(doc.UnitText(plan.input, u));
+    words.push_back(doc.units[u].words);
+  }
+  model::SelectOptions o = plan.select;
+  if (o.budget.kind == model::Budget::Kind::kRatio) {
+    // The ratio is of the whole input's words, truncated units included.
+    o.budget = {model::Budget::Kind::kWords,
+                std::max(1.0, o.budget.value * static_cast<double>(doc.total_words))};
+  }
+  const std::vector<int32_t> chosen = model::SelectByScore(scores, texts, words, o);
+  std::string summary;
+  for (int32_t i : chosen) {
+    const int32_t unit = doc.kept[i];
+    const model::Unit& u = doc.units[unit];
+    v1::Sentence* s = out->add_sentences();
+    s->set_index(static_cast<uint32_t>(unit));
+    s->set_begin(u.begin);
+    s->set_end(u.end);
+    s->set_score(scores[i]);
+    s->set_text(std::string(texts[i]));
+    if (!summary.empty()) summary += '\n';
+    summary.append(texts[i]);
+  }
+  out->set_summary(std::move(summary));
+  const int64_t tokens = doc.num_tokens();
+  out->set_input_tokens(static_cast<uint32_t>(tokens));
+  out->set_input_sentences(static_cast<uint32_t>(doc.units.size()));
+  out->set_truncated(doc.truncated);
+  out->set_truncated_sentences(static_cast<uint32_t>(doc.units.size() - doc.kept.size()));
+  if (plan.return_all_scores) {
+    std::vector<float> all(doc.units.size(), 0.f);
+    for (size_t i = 0; i < doc.kept.size(); ++i) all[doc.kept[i]] = scores[i];
+    *out->mutable_scores() = {all.begin(), all.end()};
+  }
+}
+
+void FillEstimate(const model::PreparedDocument& doc, const model::ModelConfig& config,
+                  int64_t clip_distance, v1::EstimateResponse* out) {
+  out->set_input_tokens(static_cast<uint32_t>(doc.num_tokens()));
+  out->set_input_sentences(static_cast<uint32_t>(doc.units.size()));
+  out->set_clip_distance(static_cast<uint32_t>(clip_distance));
+  out->set_attention_mode(model::IsLocalAttention(config, doc.num_tokens())
+                              ? v1::ATTENTION_MODE_LOCAL
+                              : v1::ATTENTION_MODE_FULL);
+  out->set_truncated(doc.truncated);
+  out->set_truncated_sentences(static_cast<uint32_t>(doc.units.size() - doc.kept.size()));
+  out->set_cost(static_cast<uint64_t>(model::AttentionCost(config, doc.num_tokens())));
+}
+
+}  // namespace rpsum::server

@@ -1,0 +1,277 @@
+// rpsum-server: serves rpsum.v1.Summarizer over gRPC from a checkpoint, with the standard
+// health service (NOT_SERVING until the model is loaded and warmed up, and again while
+// draining) and reflection, plus Prometheus metrics on their own port. SIGTERM or SIGINT
+// drains: health goes NOT_SERVING, new requests get UNAVAILABLE, in-flight work finishes
+// within --drain_timeout, what is still queued gets UNAVAILABLE, and the process exits 0.
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/security/server_credentials.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "model/summarizer.h"
+#include "server/metrics.h"
+#include "server/metrics_http.h"
+#include "server/scheduler/scheduler.h"
+#include "server/service.h"
+
+ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
+          "API address (host:port); use 0.0.0.0:50051 to serve other machines");
+ABSL_FLAG(std::string, health_listen, "127.0.0.1:50052",
+          "health-only gRPC address (no auth), for probes; empty: none");
+ABSL_FLAG(std::string, metrics_listen, "127.0.0.1:9464",
+          "Prometheus metrics address (/metrics); empty: none");
+ABSL_FLAG(std::string, model_dir, "models/rpsum-ext", "checkpoint directory");
+ABSL_FLAG(std::string, device, "auto", "auto, cpu, cuda or cuda:N");
+ABSL_FLAG(int, threads, 0, "LibTorch intra-op threads (0: one per core)");
+ABSL_FLAG(int, workers, 1, "inference workers (each holds its own copy of the model)");
+ABSL_FLAG(int, prepare_threads, 2, "threads that split and tokenize documents");
+ABSL_FLAG(int, max_batch_size, 8, "requests per batch at most (1: no batching)");
+ABSL_FLAG(int, max_queue_delay_ms, 5, "longest a request waits for others to batch with");
+ABSL_FLAG(int, max_queue_requests, 256, "queued requests at most (then RESOURCE_EXHAUSTED)");
+ABSL_FLAG(int64_t, max_queue_cost, 64 << 20, "queued cost units at most");
+ABSL_FLAG(int64_t, max_batch_cost, 1 << 20, "cost units per batch at most (padded)");
+ABSL_FLAG(uint64_t, max_document_bytes, 5u << 20, "largest document accepted, in bytes");
+ABSL_FLAG(int64_t, max_input_tokens, 32768, "tokens per request at most (see truncation)");
+ABSL_FLAG(int64_t, max_sentences, 4096, "sentences per request at most (see truncation)");
+ABSL_FLAG(std::string, tls_cert, "", "server certificate chain (PEM); with --tls_key enables TLS");
+ABSL_FLAG(std::string, tls_key, "", "server private key (PEM)");
+ABSL_FLAG(std::string, tls_client_ca, "",
+          "CA (PEM) that client certificates must chain to "
+          "(mutual TLS); empty: no client certificates");
+ABSL_FLAG(std::string, auth_token_file, "",
+          "file holding the bearer token the API requires; "
+          "empty: no token");
+ABSL_FLAG(int, drain_timeout_s, 30, "seconds in-flight work may take after SIGTERM");
+ABSL_FLAG(bool, warmup, true, "run and time a few synthetic documents before serving");
+
+namespace rpsum::server {
+namespace {
+
+constexpr char kVersion[] = "0.1.0";
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::shared_ptr<grpc::ServerCredentials> Credentials(bool* tls) {
+  *tls = false;
+  if (absl::GetFlag(FLAGS_tls_cert).empty() && absl::GetFlag(FLAGS_tls_key).empty()) {
+    return grpc::InsecureServerCredentials();
+  }
+  auto cert = ReadFile(absl::GetFlag(FLAGS_tls_cert));
+  auto key = ReadFile(absl::GetFlag(FLAGS_tls_key));
+  if (!cert.ok() || !key.ok()) {
+    std::fprintf(stderr, "rpsum-server: --tls_cert and --tls_key must both be readable\n");
+    std::exit(2);
+  }
+  grpc::SslServerCredentialsOptions o;
+  o.pem_key_cert_pairs.push_back({*key, *cert});
+  if (!absl::GetFlag(FLAGS_tls_client_ca).empty()) {
+    auto ca = ReadFile(absl::GetFlag(FLAGS_tls_client_ca));
+    if (!ca.ok()) {
+      std::fprintf(stderr, "rpsum-server: %s\n", ca.status().ToString().c_str());
+      std::exit(2);
+    }
+    o.pem_root_certs = *ca;
+    o.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+  }
+  *tls = true;
+  return grpc::SslServerCredentials(o);
+}
+
+// Scores synthetic documents of a few lengths to warm up the model and measure its speed
+// (seconds per cost unit) for the scheduler's predictions.
+double WarmUp(model::Summarizer* m) {
+  const auto& config = m->description().config;
+  double seconds = 0;
+  int64_t cost = 0;
+  for (int words : {200, 1500, 4000}) {
+    std::string text;
+    for (int i = 0; i < words / 10; ++i) {
+      text += "The scheduler batches requests of similar length to share one forward pass. ";
+    }
+    model::DocumentInput in;
+    in.document = text;
+    model::PrepareOptions o;
+    o.max_tokens_per_sentence = config.tokenizer.max_tokens_per_sentence;
+    o.truncation = model::TruncationPolicy::kHead;
+    auto doc = model::Prepare(in, m->tokenizer(), o);
+    if (!doc.ok()) continue;
+    const int64_t k = model::ClipDistanceFor(config, doc->num_tokens(), 0);
+    for (int rep = 0; rep < 2; ++rep) {
+      const absl::Time t0 = absl::Now();
+      auto s = m->Score({&*doc}, k);
+      if (rep == 1 && s.ok()) {  // the first run pays one-time costs
+        seconds += absl::ToDoubleSeconds(absl::Now() - t0);
+        cost += model::AttentionCost(config, doc->num_tokens());
+      }
+    }
+  }
+  return cost > 0 ? seconds / static_cast<double>(cost) : 0;
+}
+
+int Main() {
+  // Signals go to the waiting main thread only: block them before any thread starts.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  std::string token;
+  if (!absl::GetFlag(FLAGS_auth_token_file).empty()) {
+    auto t = ReadFile(absl::GetFlag(FLAGS_auth_token_file));
+    if (!t.ok()) {
+      std::fprintf(stderr, "rpsum-server: %s\n", t.status().ToString().c_str());
+      return 2;
+    }
+    token = std::string(absl::StripAsciiWhitespace(*t));
+    if (token.empty()) {
+      std::fprintf(stderr, "rpsum-server: the token file is empty\n");
+      return 2;
+    }
+  }
+
+  // Health first, so probes see NOT_SERVING while the model loads.
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  std::unique_ptr<grpc::Server> health_server;
+  if (!absl::GetFlag(FLAGS_health_listen).empty()) {
+    grpc::ServerBuilder hb;
+    hb.AddListeningPort(absl::GetFlag(FLAGS_health_listen), grpc::InsecureServerCredentials());
+    health_server = hb.BuildAndStart();
+    if (!health_server) {
+      std::fprintf(stderr, "rpsum-server: cannot listen on %s\n",
+                   absl::GetFlag(FLAGS_health_listen).c_str());
+      return 2;
+    }
+    health_server->GetHealthCheckService()->SetServingStatus(false);
+  }
+
+  const int workers = std::max(1, absl::GetFlag(FLAGS_workers));
+  std::vector<std::unique_ptr<model::Summarizer>> models;
+  const absl::Time load_start = absl::Now();
+  for (int i = 0; i < workers; ++i) {
+    auto m = model::LoadTorchSummarizer(absl::GetFlag(FLAGS_model_dir), absl::GetFlag(FLAGS_device),
+                                        absl::GetFlag(FLAGS_threads));
+    if (!m.ok()) {
+      std::fprintf(stderr, "rpsum-server: cannot load the model: %s\n",
+                   m.status().ToString().c_str());
+      return 1;
+    }
+    models.push_back(*std::move(m));
+  }
+  model::Summarizer* primary = models.front().get();
+  const double spc = absl::GetFlag(FLAGS_warmup) ? WarmUp(primary) : 0;
+  std::fprintf(stderr,
+               "rpsum-server: model %s v%s (%s) on %s loaded and warmed up in %.1f s; "
+               "%.2f us per cost unit\n",
+               primary->description().config.name.c_str(),
+               primary->description().config.version.c_str(),
+               primary->description().weights_sha256.substr(0, 12).c_str(),
+               primary->description().device.c_str(),
+               absl::ToDoubleSeconds(absl::Now() - load_start), spc * 1e6);
+
+  Metrics metrics({kVersion, primary->description().torch_version, primary->description().device});
+  std::shared_ptr<prometheus::Collectable> process = MakeProcessCollector();
+  std::unique_ptr<MetricsHttpServer> metrics_http;
+  if (!absl::GetFlag(FLAGS_metrics_listen).empty()) {
+    auto m = MetricsHttpServer::Start(absl::GetFlag(FLAGS_metrics_listen),
+                                      {metrics.registry(), process});
+    if (!m.ok()) {
+      std::fprintf(stderr, "rpsum-server: %s\n", m.status().ToString().c_str());
+      return 2;
+    }
+    metrics_http = *std::move(m);
+  }
+
+  SchedulerOptions so;
+  so.max_batch_size = std::max(1, absl::GetFlag(FLAGS_max_batch_size));
+  so.max_queue_delay = absl::Milliseconds(absl::GetFlag(FLAGS_max_queue_delay_ms));
+  so.max_queue_requests = absl::GetFlag(FLAGS_max_queue_requests);
+  so.max_queue_cost = absl::GetFlag(FLAGS_max_queue_cost);
+  so.max_batch_cost = absl::GetFlag(FLAGS_max_batch_cost);
+  so.seconds_per_cost = spc;
+  std::vector<model::Summarizer*> worker_models;
+  for (auto& m : models) worker_models.push_back(m.get());
+  Scheduler scheduler(so, worker_models, Clock::Real(), &metrics);
+  ThreadPool pool(std::max(1, absl::GetFlag(FLAGS_prepare_threads)), 4 * so.max_queue_requests);
+
+  ServiceOptions opts;
+  opts.max_document_bytes = absl::GetFlag(FLAGS_max_document_bytes);
+  opts.max_input_tokens = absl::GetFlag(FLAGS_max_input_tokens);
+  opts.max_sentences = absl::GetFlag(FLAGS_max_sentences);
+  opts.auth_token = token;
+  opts.server_version = kVersion;
+  SummarizerService service(opts, primary, &scheduler, &pool, &metrics, Clock::Real());
+
+  bool tls = false;
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(absl::GetFlag(FLAGS_listen), Credentials(&tls), &port);
+  builder.RegisterService(&service);
+  // Oversized messages get RESOURCE_EXHAUSTED from gRPC itself, before any parsing.
+  builder.SetMaxReceiveMessageSize(
+      static_cast<int>(std::min<uint64_t>(opts.max_document_bytes + (1u << 20), INT32_MAX)));
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || port == 0) {
+    std::fprintf(stderr, "rpsum-server: cannot listen on %s\n",
+                 absl::GetFlag(FLAGS_listen).c_str());
+    return 2;
+  }
+  server->GetHealthCheckService()->SetServingStatus(true);
+  if (health_server) health_server->GetHealthCheckService()->SetServingStatus(true);
+  std::fprintf(stderr,
+               "rpsum-server: serving on %s (%s%s), health on %s, metrics on http://%s/metrics\n",
+               absl::GetFlag(FLAGS_listen).c_str(), tls ? "TLS" : "plaintext",
+               token.empty() ? "" : ", token required", absl::GetFlag(FLAGS_health_listen).c_str(),
+               absl::GetFlag(FLAGS_metrics_listen).c_str());
+
+  int sig = 0;
+  sigwait(&signals, &sig);
+  std::fprintf(stderr, "rpsum-server: %s: draining (up to %d s)\n", strsignal(sig),
+               absl::GetFlag(FLAGS_drain_timeout_s));
+  const absl::Time drain_end = absl::Now() + absl::Seconds(absl::GetFlag(FLAGS_drain_timeout_s));
+  metrics.SetDraining(true);
+  server->GetHealthCheckService()->SetServingStatus(false);
+  if (health_server) health_server->GetHealthCheckService()->SetServingStatus(false);
+  service.StartDraining();
+  scheduler.Shutdown(drain_end - absl::Now());  // queued work runs while time remains
+  while (service.in_flight() > 0 && absl::Now() < drain_end) absl::SleepFor(absl::Milliseconds(10));
+  server->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(1)));
+  if (health_server) health_server->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(1)));
+  std::fprintf(stderr, "rpsum-server: drained (%d requests unanswered), bye\n",
+               service.in_flight());
+  return 0;
+}
+
+}  // namespace
+}  // namespace rpsum::server
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Serves the rpsum summarizer over gRPC.\n  rpsum-server --model_dir models/rpsum-ext "
+      "--listen 127.0.0.1:50051 --metrics_listen 127.0.0.1:9464");
+  absl::ParseCommandLine(argc, argv);
+  return rpsum::server::Main();
+}

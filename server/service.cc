@@ -1,0 +1,316 @@
+#include "server/service.h"
+
+#include <chrono>
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "server/convert.h"
+#include "server/grpc_status.h"
+
+namespace rpsum::server {
+namespace {
+
+const char* ReasonFor(absl::StatusCode code, const absl::Status& s) {
+  switch (code) {
+    case absl::StatusCode::kInvalidArgument:
+      return "invalid_argument";
+    case absl::StatusCode::kResourceExhausted:
+      return "queue_full";
+    case absl::StatusCode::kDeadlineExceeded:
+      return "deadline";
+    case absl::StatusCode::kCancelled:
+      return "cancelled";
+    case absl::StatusCode::kUnauthenticated:
+      return "unauthenticated";
+    case absl::StatusCode::kUnavailable:
+      return "unavailable";
+    default:
+      return "model_error";
+  }
+}
+
+const char* CodeName(absl::StatusCode c) {
+  static const char* names[] = {"OK",
+                                "CANCELLED",
+                                "UNKNOWN",
+                                "INVALID_ARGUMENT",
+                                "DEADLINE_EXCEEDED",
+                                "NOT_FOUND",
+                                "ALREADY_EXISTS",
+                                "PERMISSION_DENIED",
+                                "RESOURCE_EXHAUSTED",
+                                "FAILED_PRECONDITION",
+                                "ABORTED",
+                                "OUT_OF_RANGE",
+                                "UNIMPLEMENTED",
+                                "INTERNAL",
+                                "UNAVAILABLE",
+                                "DATA_LOSS",
+                                "UNAUTHENTICATED"};
+  const int i = static_cast<int>(c);
+  return i >= 0 && i <= 16 ? names[i] : "UNKNOWN";
+}
+
+absl::Time Deadline(grpc::CallbackServerContext* ctx) {
+  const auto d = ctx->deadline();
+  if (d == std::chrono::system_clock::time_point::max()) return absl::InfiniteFuture();
+  return absl::FromChrono(d);
+}
+
+}  // namespace
+
+bool SecretsEqual(const std::string& a, const std::string& b) {
+  // Length leaks, content does not: compare every byte of the expected secret.
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (size_t i = 0; i < b.size(); ++i) {
+    diff |= static_cast<unsigned char>((i < a.size() ? a[i] : 0) ^ b[i]);
+  }
+  return diff == 0;
+}
+
+// One RPC in flight. Owned by a shared_ptr held by the tasks that may still touch it.
+struct SummarizerService::Call {
+  std::string method;
+  grpc::CallbackServerContext* ctx;
+  grpc::ServerUnaryReactor* reactor;
+  const v1::SummarizeRequest* request = nullptr;
+  v1::SummarizeResponse* response = nullptr;
+  v1::EstimateResponse* estimate = nullptr;
+  absl::Time start;
+  RequestPlan plan;
+  model::PreparedDocument prepared;
+  int64_t k = 0;
+  absl::Time prepared_at;
+  std::atomic<bool> finished{false};
+};
+
+SummarizerService::SummarizerService(const ServiceOptions& options, model::Summarizer* model,
+                                     Scheduler* scheduler, ThreadPool* prepare_pool,
+                                     Metrics* metrics, Clock* clock)
+    : options_(options),
+      model_(model),
+      scheduler_(scheduler),
+      pool_(prepare_pool),
+      metrics_(metrics),
+      clock_(clock) {}
+
+void SummarizerService::StartDraining() { draining_ = true; }
+
+model::PrepareOptions SummarizerService::prepare_options(model::TruncationPolicy t) const {
+  model::PrepareOptions o;
+  o.max_document_bytes = options_.max_document_bytes;
+  o.max_input_tokens = options_.max_input_tokens;
+  o.max_sentences = options_.max_sentences;
+  o.max_tokens_per_sentence = model_->description().config.tokenizer.max_tokens_per_sentence;
+  o.truncation = t;
+  return o;
+}
+
+absl::Status SummarizerService::Admit(grpc::CallbackServerContext* ctx) {
+  if (!options_.auth_token.empty()) {
+    const auto& md = ctx->client_metadata();
+    auto it = md.find("authorization");
+    const std::string presented =
+        it == md.end() ? "" : std::string(it->second.data(), it->second.size());
+    const std::string expected = "Bearer " + options_.auth_token;
+    if (it == md.end()) {
+      return absl::UnauthenticatedError(
+          "this server requires a token: send metadata 'authorization: Bearer <token>'");
+    }
+    if (!SecretsEqual(presented, expected)) {
+      return absl::UnauthenticatedError("the bearer token is not valid for this server");
+    }
+  }
+  if (draining_) {
+    return absl::UnavailableError("the server is draining; retry on another replica");
+  }
+  return absl::OkStatus();
+}
+
+void SummarizerService::Finish(Call* call, const absl::Status& status) {
+  if (call->finished.exchange(true)) return;
+  const double seconds = absl::ToDoubleSeconds(clock_->Now() - call->start);
+  if (metrics_ != nullptr) {
+    metrics_->OnRequest(call->method, CodeName(status.code()), seconds);
+    if (!status.ok()) metrics_->OnFailure(ReasonFor(status.code(), status));
+  }
+  if (status.code() == absl::StatusCode::kResourceExhausted) {
+    call->ctx->AddTrailingMetadata(
+        "retry-after-ms",
+        std::to_string(absl::ToInt64Milliseconds(scheduler_->PredictedQueueWait()) + 100));
+  }
+  --in_flight_;
+  call->reactor->Finish(ToGrpcStatus(status));
+}
+
+grpc::ServerUnaryReactor* SummarizerService::Summarize(grpc::CallbackServerContext* ctx,
+                                                       const v1::SummarizeRequest* request,
+                                                       v1::SummarizeResponse* response) {
+  auto call = std::make_shared<Call>();
+  call->method = "Summarize";
+  call->ctx = ctx;
+  call->reactor = ctx->DefaultReactor();
+  call->request = request;
+  call->response = response;
+  call->start = clock_->Now();
+  ++in_flight_;
+  absl::Status admit = Admit(ctx);
+  if (admit.ok()) {
+    absl::StatusOr<RequestPlan> plan = PlanRequest(*request, model_->description().config);
+    if (plan.ok()) {
+      call->plan = *std::move(plan);
+    } else {
+      admit = plan.status();
+    }
+  }
+  if (!admit.ok()) {
+    Finish(call.get(), admit);
+    return call->reactor;
+  }
+  const bool queued = pool_->Schedule([this, call] {
+    if (call->ctx->IsCancelled()) {
+      Finish(call.get(), absl::CancelledError("the client cancelled the request"));
+      return;
+    }
+    const absl::Time t0 = clock_->Now();
+    const auto& config = model_->description().config;
+    absl::StatusOr<model::PreparedDocument> prepared = model::Prepare(
+        call->plan.input, model_->tokenizer(), prepare_options(call->plan.truncation));
+    if (!prepared.ok()) {
+      Finish(call.get(), prepared.status());
+      return;
+    }
+    call->prepared = *std::move(prepared);
+    call->prepared_at = clock_->Now();
+    const int64_t tokens = call->prepared.num_tokens();
+    call->k = model::ClipDistanceFor(config, tokens, call->plan.clip_override);
+    if (metrics_ != nullptr) {
+      metrics_->OnPrepared(absl::ToDoubleSeconds(call->prepared_at - t0), tokens, call->k);
+    }
+    Job job;
+    job.doc = &call->prepared;
+    job.k = call->k;
+    job.cost = model::AttentionCost(config, tokens);
+    job.priority = call->plan.priority;
+    job.deadline = Deadline(call->ctx);
+    job.cancelled = [call] { return call->ctx->IsCancelled(); };
+    job.done = [this, call](absl::StatusOr<std::vector<float>> scores, const BatchInfo& info) {
+      if (!scores.ok()) {
+        Finish(call.get(), scores.status());
+        return;
+      }
+      const absl::Time s0 = clock_->Now();
+      const auto& desc = model_->description();
+      v1::SummarizeResponse* r = call->response;
+      FillSummary(call->plan, call->prepared, *scores, desc.config, r);
+      r->set_clip_distance(static_cast<uint32_t>(call->k));
+      r->set_attention_mode(model::IsLocalAttention(desc.config, call->prepared.num_tokens())
+                                ? v1::ATTENTION_MODE_LOCAL
+                                : v1::ATTENTION_MODE_FULL);
+      FillModelIdentity(desc, r->mutable_model());
+      const absl::Time end = clock_->Now();
+      auto* t = r->mutable_timings();
+      t->set_prepare_us(absl::ToInt64Microseconds(call->prepared_at - call->start));
+      t->set_queue_us(absl::ToInt64Microseconds(info.queue_wait));
+      t->set_inference_us(absl::ToInt64Microseconds(info.inference));
+      t->set_select_us(absl::ToInt64Microseconds(end - s0));
+      t->set_total_us(absl::ToInt64Microseconds(end - call->start));
+      Finish(call.get(), absl::OkStatus());
+    };
+    const absl::Status submitted = scheduler_->Submit(std::move(job));
+    if (!submitted.ok()) Finish(call.get(), submitted);
+  });
+  if (!queued) {
+    Finish(call.get(),
+           absl::ResourceExhaustedError("the preparation queue is full; retry in a moment"));
+  }
+  return call->reactor;
+}
+
+grpc::ServerUnaryReactor* SummarizerService::Estimate(grpc::CallbackServerContext* ctx,
+                                                      const v1::SummarizeRequest* request,
+                                                      v1::EstimateResponse* response) {
+  auto call = std::make_shared<Call>();
+  call->method = "Estimate";
+  call->ctx = ctx;
+  call->reactor = ctx->DefaultReactor();
+  call->request = request;
+  call->estimate = response;
+  call->start = clock_->Now();
+  ++in_flight_;
+  absl::Status admit = Admit(ctx);
+  if (admit.ok()) {
+    absl::StatusOr<RequestPlan> plan = PlanRequest(*request, model_->description().config);
+    if (plan.ok()) {
+      call->plan = *std::move(plan);
+    } else {
+      admit = plan.status();
+    }
+  }
+  if (!admit.ok()) {
+    Finish(call.get(), admit);
+    return call->reactor;
+  }
+  const bool queued = pool_->Schedule([this, call] {
+    const auto& config = model_->description().config;
+    absl::StatusOr<model::PreparedDocument> prepared = model::Prepare(
+        call->plan.input, model_->tokenizer(), prepare_options(call->plan.truncation));
+    if (!prepared.ok()) {
+      Finish(call.get(), prepared.status());
+      return;
+    }
+    const int64_t tokens = prepared->num_tokens();
+    const int64_t k = model::ClipDistanceFor(config, tokens, call->plan.clip_override);
+    FillEstimate(*prepared, config, k, call->estimate);
+    call->estimate->set_predicted_inference_us(static_cast<uint64_t>(absl::ToInt64Microseconds(
+        scheduler_->PredictedInference(model::AttentionCost(config, tokens)))));
+    call->estimate->set_predicted_queue_wait_us(
+        static_cast<uint64_t>(absl::ToInt64Microseconds(scheduler_->PredictedQueueWait())));
+    Finish(call.get(), absl::OkStatus());
+  });
+  if (!queued) {
+    Finish(call.get(),
+           absl::ResourceExhaustedError("the preparation queue is full; retry in a moment"));
+  }
+  return call->reactor;
+}
+
+grpc::ServerUnaryReactor* SummarizerService::GetModelInfo(grpc::CallbackServerContext* ctx,
+                                                          const v1::GetModelInfoRequest*,
+                                                          v1::ModelInfo* out) {
+  auto call = std::make_shared<Call>();
+  call->method = "GetModelInfo";
+  call->ctx = ctx;
+  call->reactor = ctx->DefaultReactor();
+  call->start = clock_->Now();
+  ++in_flight_;
+  const absl::Status admit = Admit(ctx);
+  if (admit.ok()) {
+    const auto& d = model_->description();
+    const auto& a = d.config.architecture;
+    FillModelIdentity(d, out->mutable_model());
+    out->set_vocab_size(static_cast<uint32_t>(a.vocab_size));
+    out->set_hidden_size(static_cast<uint32_t>(a.hidden_size));
+    out->set_token_layers(static_cast<uint32_t>(a.token_layers));
+    out->set_sentence_layers(static_cast<uint32_t>(a.sentence_layers));
+    out->set_heads(static_cast<uint32_t>(a.heads));
+    out->set_max_clip_distance(static_cast<uint32_t>(a.max_clip_distance));
+    out->set_clip_policy(d.config.clip_policy.Describe());
+    out->set_local_attention_threshold(static_cast<uint32_t>(d.config.attention.local_threshold));
+    out->set_local_window(static_cast<uint32_t>(d.config.attention.local_window));
+    auto* l = out->mutable_limits();
+    l->set_max_document_bytes(options_.max_document_bytes);
+    l->set_max_input_tokens(static_cast<uint32_t>(options_.max_input_tokens));
+    l->set_max_sentences(static_cast<uint32_t>(options_.max_sentences));
+    l->set_max_tokens_per_sentence(
+        static_cast<uint32_t>(d.config.tokenizer.max_tokens_per_sentence));
+    out->set_device(d.device);
+    out->set_server_version(options_.server_version);
+    out->set_torch_version(d.torch_version);
+  }
+  Finish(call.get(), admit);
+  return call->reactor;
+}
+
+}  // namespace rpsum::server

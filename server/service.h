@@ -1,0 +1,74 @@
+// The rpsum.v1.Summarizer gRPC service (callback API). gRPC threads only validate and hand
+// off: preparation runs on a CPU pool, inference on the scheduler's workers, and the worker's
+// callback finishes the RPC. Handlers never block.
+#ifndef RPSUM_SERVER_SERVICE_H_
+#define RPSUM_SERVER_SERVICE_H_
+
+#include <atomic>
+#include <string>
+
+#include "base/clock.h"
+#include "base/thread_pool.h"
+#include "model/document.h"
+#include "model/summarizer.h"
+#include "rpsum/v1/summarizer.grpc.pb.h"
+#include "server/metrics.h"
+#include "server/scheduler/scheduler.h"
+
+namespace rpsum::server {
+
+struct ServiceOptions {
+  // Request limits (max_tokens_per_sentence comes from the model's config).
+  uint64_t max_document_bytes = 5u << 20;
+  int64_t max_input_tokens = 32768;
+  int64_t max_sentences = 4096;
+  // Bearer token required in `authorization: Bearer <token>` metadata; empty: none.
+  std::string auth_token;
+  std::string server_version = "0.1.0";
+};
+
+class SummarizerService final : public v1::Summarizer::CallbackService {
+ public:
+  // None of the pointers is owned; all outlive the service. `metrics` may be null.
+  SummarizerService(const ServiceOptions& options, model::Summarizer* model, Scheduler* scheduler,
+                    ThreadPool* prepare_pool, Metrics* metrics, Clock* clock);
+
+  grpc::ServerUnaryReactor* Summarize(grpc::CallbackServerContext* ctx,
+                                      const v1::SummarizeRequest* request,
+                                      v1::SummarizeResponse* response) override;
+  grpc::ServerUnaryReactor* Estimate(grpc::CallbackServerContext* ctx,
+                                     const v1::SummarizeRequest* request,
+                                     v1::EstimateResponse* response) override;
+  grpc::ServerUnaryReactor* GetModelInfo(grpc::CallbackServerContext* ctx,
+                                         const v1::GetModelInfoRequest* request,
+                                         v1::ModelInfo* response) override;
+
+  // From now on new requests get UNAVAILABLE. Thread-safe.
+  void StartDraining();
+  // Requests accepted and not yet answered. Thread-safe.
+  int in_flight() const { return in_flight_.load(); }
+
+  model::PrepareOptions prepare_options(model::TruncationPolicy t) const;
+
+ private:
+  struct Call;
+  // Returns OK, or the status to answer at once (auth, draining).
+  absl::Status Admit(grpc::CallbackServerContext* ctx);
+  void Finish(Call* call, const absl::Status& status);
+
+  const ServiceOptions options_;
+  model::Summarizer* const model_;
+  Scheduler* const scheduler_;
+  ThreadPool* const pool_;
+  Metrics* const metrics_;
+  Clock* const clock_;
+  std::atomic<bool> draining_{false};
+  std::atomic<int> in_flight_{0};
+};
+
+// Constant-time comparison of a presented and an expected secret.
+bool SecretsEqual(const std::string& a, const std::string& b);
+
+}  // namespace rpsum::server
+
+#endif  // RPSUM_SERVER_SERVICE_H_
