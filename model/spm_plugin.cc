@@ -4,15 +4,37 @@
 // process that also loads libprotobuf (LibTorch, gRPC) the two interpose each other's symbols
 // and the process crashes during static initialization. Loaded locally with deep binding, the
 // plugin's copy stays private. No Abseil here either (see tokenizer.h).
+#include <dlfcn.h>
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
 
+#include <iostream>
+#include <new>
 #include <utility>
 
 #include "model/tokenizer.h"
 
 namespace rpsum::model {
 namespace {
+
+// Deep binding has one trap: a program that uses std::cout, std::cerr or std::clog holds
+// copies of them (copy relocations) that libstdc++ initializes, while code bound deeply (this
+// plugin, sentencepiece's logging) sees libstdc++'s own, never-constructed objects. Construct
+// those as streams over the program's buffers, so sentencepiece's log lines work.
+void AdoptStream(void* main_program, std::ostream* mine, const char* symbol) {
+  // Looked up from the main program's handle: RTLD_DEFAULT would search deeply too.
+  auto* program = static_cast<std::ostream*>(dlsym(main_program, symbol));
+  if (program == nullptr || program == mine) return;
+  new (mine) std::ostream(program->rdbuf());
+}
+
+__attribute__((constructor)) void AdoptStandardStreams() {
+  void* main_program = dlopen(nullptr, RTLD_NOW);
+  if (main_program == nullptr) return;
+  AdoptStream(main_program, &std::cout, "_ZSt4cout");
+  AdoptStream(main_program, &std::cerr, "_ZSt4cerr");
+  AdoptStream(main_program, &std::clog, "_ZSt4clog");
+}
 
 class SentencePieceTokenizer : public Tokenizer {
  public:

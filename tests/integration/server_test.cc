@@ -1,0 +1,469 @@
+// The service over real gRPC on loopback, through the client library: every RPC, every bad
+// input mapped to its status, oversize messages, auth, TLS and mTLS with certificates made by
+// the test, deadlines while queued, cancellation, queue full, and drain under load. The model
+// is a real LibTorch scorer (tiny, seeded, with its own tiny tokenizer); the queueing tests use
+// the fake model that can be held, since a real forward pass cannot be paused.
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+#include "absl/time/clock.h"
+#include "client/client.h"
+#include "gtest/gtest.h"
+#include "model/checkpoint.h"
+#include "model/summarizer.h"
+#include "model/tokenizer.h"
+#include "server/scheduler/fake_summarizer.h"
+#include "server/service.h"
+
+namespace rpsum::server {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A tiny real checkpoint: random weights, a 300-piece tokenizer trained on generated text.
+std::string MakeTinyCheckpoint() {
+  static const std::string dir = [] {
+    const fs::path d = fs::temp_directory_path() / ("rpsum_it_" + std::to_string(getpid()));
+    fs::create_directories(d);
+    {
+      std::ofstream f(d / "lines.txt");
+      const char* words[] = {"attention", "relative", "position", "server", "batch",    "model",
+                             "summary",   "document", "token",    "clip",   "distance", "queue"};
+      for (int i = 0; i < 400; ++i) {
+        f << "The " << words[i % 12] << " and the " << words[(i * 7) % 12] << " meet "
+          << words[(i * 5) % 12] << " number " << i << ".\n";
+      }
+    }
+    model::TokenizerTrainOptions o;
+    o.input_file = (d / "lines.txt").string();
+    o.model_prefix = (d / "tokenizer").string();
+    o.vocab_size = 300;
+    std::string error;
+    if (!model::TrainTokenizer(o, &error)) return std::string();
+    model::ModelConfig c;
+    c.architecture = {300, 32, 2, 64, 1, 1, 16, 4, model::kNumFeatures, 0.0, {}};
+    c.clip_policy = {4, 1, 16, {1, 2, 4, 8, 16}, 0};
+    c.attention.local_threshold = 256;
+    c.attention.local_window = 64;
+    model::ExtractiveScorer scorer(c.architecture);
+    if (!model::SaveCheckpoint(d.string(), c, scorer).ok()) return std::string();
+    return d.string();
+  }();
+  return dir;
+}
+
+std::string Document(int sentences) {
+  std::string d = "Relative attention\n";
+  for (int i = 0; i < sentences; ++i) {
+    d += "The server batches document number " + std::to_string(i) + " with the queue. ";
+    if (i % 4 == 3) d += "\n";
+  }
+  return d;
+}
+
+struct ServerParts {
+  std::unique_ptr<model::Summarizer> real;
+  FakeSummarizer fake;
+  model::Summarizer* model = nullptr;
+  std::unique_ptr<Metrics> metrics;
+  std::unique_ptr<Scheduler> scheduler;
+  std::unique_ptr<ThreadPool> pool;
+  std::unique_ptr<SummarizerService> service;
+  std::unique_ptr<grpc::Server> server;
+  int port = 0;
+};
+
+struct ServerSetup {
+  bool fake = false;
+  ServiceOptions service;
+  SchedulerOptions scheduler;
+  std::shared_ptr<grpc::ServerCredentials> creds = grpc::InsecureServerCredentials();
+};
+
+std::unique_ptr<ServerParts> StartServer(ServerSetup s) {
+  auto p = std::make_unique<ServerParts>();
+  if (s.fake) {
+    p->fake.mutable_description()->config.tokenizer.max_tokens_per_sentence = 64;
+    p->model = &p->fake;
+  } else {
+    auto m = model::LoadTorchSummarizer(MakeTinyCheckpoint(), "cpu", 1);
+    EXPECT_TRUE(m.ok()) << m.status();
+    if (!m.ok()) return nullptr;
+    p->real = *std::move(m);
+    p->model = p->real.get();
+  }
+  p->metrics = std::make_unique<Metrics>(BuildInfo{"test", "none", "cpu"});
+  p->scheduler = std::make_unique<Scheduler>(s.scheduler, std::vector<model::Summarizer*>{p->model},
+                                             Clock::Real(), p->metrics.get());
+  p->pool = std::make_unique<ThreadPool>(2, 64);
+  p->service = std::make_unique<SummarizerService>(s.service, p->model, p->scheduler.get(),
+                                                   p->pool.get(), p->metrics.get(), Clock::Real());
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::ServerBuilder b;
+  b.AddListeningPort("127.0.0.1:0", s.creds, &p->port);
+  b.RegisterService(p->service.get());
+  b.SetMaxReceiveMessageSize(static_cast<int>(s.service.max_document_bytes + (1 << 20)));
+  p->server = b.BuildAndStart();
+  p->server->GetHealthCheckService()->SetServingStatus(true);
+  return p;
+}
+
+std::unique_ptr<client::Client> Connect(int port, client::ClientOptions o = {}) {
+  o.target = "127.0.0.1:" + std::to_string(port);
+  o.max_attempts = 1;
+  if (o.deadline == client::ClientOptions().deadline) o.deadline = absl::Seconds(30);
+  auto c = client::Client::Create(o);
+  EXPECT_TRUE(c.ok()) << c.status();
+  return *std::move(c);
+}
+
+TEST(Server, EveryRpcOnTheRealModel) {
+  auto s = StartServer({});
+  ASSERT_NE(s, nullptr);
+  auto c = Connect(s->port);
+  EXPECT_TRUE(c->Health().ok());
+  const std::string doc = Document(40);
+  client::SummarizeOptions o;
+  o.max_words = 30;
+  auto r = c->Summarize(doc, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_GT(r->sentences_size(), 0);
+  int words = 0;
+  for (const auto& sent : r->sentences()) {
+    // Offsets point into the input: the bytes there are the sentence.
+    EXPECT_EQ(doc.substr(sent.begin(), sent.end() - sent.begin()), sent.text());
+    EXPECT_GE(sent.score(), 0.f);
+    EXPECT_LE(sent.score(), 1.f);
+    words += static_cast<int>(std::count(sent.text().begin(), sent.text().end(), ' ')) + 1;
+  }
+  EXPECT_LE(words, 30);
+  for (int i = 1; i < r->sentences_size(); ++i) {
+    EXPECT_LT(r->sentences(i - 1).index(), r->sentences(i).index());  // document order
+  }
+  EXPECT_GT(r->input_tokens(), 0u);
+  EXPECT_GT(r->input_sentences(), 40u);
+  EXPECT_GE(r->clip_distance(), 1u);
+  EXPECT_EQ(r->attention_mode(), v1::ATTENTION_MODE_LOCAL);  // > 256 tokens in this config
+  EXPECT_EQ(r->model().weights_sha256().size(), 64u);
+  EXPECT_GT(r->timings().total_us(), 0u);
+  EXPECT_GE(r->timings().total_us(), r->timings().inference_us());
+
+  auto shortdoc = c->Summarize("One short sentence here. And another one.", o);
+  ASSERT_TRUE(shortdoc.ok());
+  EXPECT_EQ(shortdoc->attention_mode(), v1::ATTENTION_MODE_FULL);
+
+  auto e = c->Estimate(doc, o);
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->input_tokens(), r->input_tokens());
+  EXPECT_EQ(e->clip_distance(), r->clip_distance());
+  EXPECT_GT(e->cost(), e->input_tokens());
+
+  auto info = c->GetModelInfo();
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->max_clip_distance(), 16u);
+  EXPECT_EQ(info->limits().max_input_tokens(), 32768u);
+  EXPECT_EQ(info->device(), "cpu");
+
+  o.clip_distance = 2;  // the override is used
+  auto k2 = c->Summarize(doc, o);
+  ASSERT_TRUE(k2.ok());
+  EXPECT_EQ(k2->clip_distance(), 2u);
+}
+
+TEST(Server, BadInputsGetTheirStatusCodes) {
+  ServerSetup setup;
+  setup.service.max_document_bytes = 4096;
+  setup.service.max_input_tokens = 200;
+  auto s = StartServer(setup);
+  ASSERT_NE(s, nullptr);
+  auto c = Connect(s->port);
+  auto code = [&](const std::string& doc, client::SummarizeOptions o = {}) {
+    return c->Summarize(doc, o).status();
+  };
+  auto expect = [](const absl::Status& st, absl::StatusCode want, const std::string& part) {
+    EXPECT_EQ(st.code(), want) << st;
+    EXPECT_NE(st.message().find(part), std::string::npos) << st;
+  };
+  expect(code(""), absl::StatusCode::kInvalidArgument, "document is empty");
+  expect(code("  \n\n "), absl::StatusCode::kInvalidArgument, "only whitespace");
+  expect(code("bad \xff byte"), absl::StatusCode::kInvalidArgument, "byte offset 4");
+  expect(code(std::string("nul\0byte", 8)), absl::StatusCode::kInvalidArgument, "NUL byte");
+  expect(code(std::string(5000, 'a')), absl::StatusCode::kInvalidArgument,
+         "the limit is 4096 (max_document_bytes)");
+  expect(code(Document(60)), absl::StatusCode::kInvalidArgument, "(max_input_tokens)");
+  client::SummarizeOptions o;
+  o.ratio = 1.5f;
+  expect(code("Fine text here.", o), absl::StatusCode::kInvalidArgument, "ratio must be in");
+  o = {};
+  o.clip_distance = 17;
+  expect(code("Fine text here.", o), absl::StatusCode::kInvalidArgument, "at most 16");
+  o = {};
+  o.truncation = v1::TRUNCATION_HEAD;  // the same long document is fine when truncated
+  auto head = c->Summarize(Document(60), o);
+  ASSERT_TRUE(head.ok()) << head.status();
+  EXPECT_TRUE(head->truncated());
+  EXPECT_GT(head->truncated_sentences(), 0u);
+  EXPECT_LE(head->input_tokens(), 200u);
+
+  // Pre-split sentences with an empty entry, through the raw stub.
+  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(s->port),
+                                     grpc::InsecureChannelCredentials());
+  auto stub = v1::Summarizer::NewStub(channel);
+  v1::SummarizeRequest req;
+  req.mutable_sentences()->add_sentences("A fine sentence.");
+  req.mutable_sentences()->add_sentences("");
+  v1::SummarizeResponse resp;
+  grpc::ClientContext ctx;
+  const grpc::Status st = stub->Summarize(&ctx, req, &resp);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(st.error_message().find("sentences[1] is empty"), std::string::npos);
+  v1::SummarizeRequest none;  // neither input
+  grpc::ClientContext ctx2;
+  EXPECT_EQ(stub->Summarize(&ctx2, none, &resp).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  v1::SummarizeRequest good;
+  good.mutable_sentences()->add_sentences("First given sentence.");
+  good.mutable_sentences()->add_sentences("Second given sentence.");
+  grpc::ClientContext ctx3;
+  ASSERT_TRUE(stub->Summarize(&ctx3, good, &resp).ok());
+  EXPECT_EQ(resp.input_sentences(), 2u);
+
+  // A message over the receive limit never reaches the service.
+  auto big = c->Summarize(std::string(2 << 20, 'x'));
+  EXPECT_EQ(big.status().code(), absl::StatusCode::kResourceExhausted) << big.status();
+  EXPECT_TRUE(c->Summarize("Still serving after all that.").ok());
+}
+
+TEST(Server, BearerTokenIsRequiredOnTheApi) {
+  ServerSetup setup;
+  setup.service.auth_token = "s3cret-token";
+  auto s = StartServer(setup);
+  ASSERT_NE(s, nullptr);
+  auto none = Connect(s->port);
+  EXPECT_EQ(none->Summarize("Some text here.").status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(none->GetModelInfo().status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_TRUE(none->Health().ok());  // health stays open
+  client::ClientOptions wrong;
+  wrong.token = "s3cret-tokeN";
+  EXPECT_EQ(Connect(s->port, wrong)->Summarize("Some text here.").status().code(),
+            absl::StatusCode::kUnauthenticated);
+  client::ClientOptions right;
+  right.token = "s3cret-token";
+  EXPECT_TRUE(Connect(s->port, right)->Summarize("Some text here.").ok());
+  EXPECT_TRUE(SecretsEqual("abc", "abc"));
+  EXPECT_FALSE(SecretsEqual("abd", "abc"));
+  EXPECT_FALSE(SecretsEqual("ab", "abc"));
+  EXPECT_FALSE(SecretsEqual("abcd", "abc"));
+}
+
+// Certificates made with the openssl command: a CA, a server certificate for 127.0.0.1 and
+// localhost, and a client certificate.
+class TlsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fs::temp_directory_path() / ("rpsum_tls_" + std::to_string(getpid())));
+    fs::create_directories(*dir_);
+    const std::string d = dir_->string();
+    const std::string script =
+        "set -e; cd '" + d +
+        "'; openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 1 "
+        "-subj /CN=rpsum-test-ca 2>/dev/null"
+        "; for who in server client; do openssl req -newkey rsa:2048 -nodes -keyout $who.key "
+        "-out $who.csr -subj /CN=$who 2>/dev/null; done"
+        "; printf 'subjectAltName=DNS:localhost,IP:127.0.0.1' > san.ext"
+        "; openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial "
+        "-out server.pem -days 1 -extfile san.ext 2>/dev/null"
+        "; openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial "
+        "-out client.pem -days 1 2>/dev/null";
+    std::ofstream(*dir_ / "make-certs.sh") << script << "\n";
+    ok_ = std::system(("bash '" + d + "/make-certs.sh'").c_str()) == 0;
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*dir_);
+    delete dir_;
+  }
+  static std::string Read(const std::string& name) {
+    std::ifstream in(*dir_ / name);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  static std::string Path(const std::string& name) { return (*dir_ / name).string(); }
+  std::shared_ptr<grpc::ServerCredentials> Creds(bool mutual) {
+    grpc::SslServerCredentialsOptions o;
+    o.pem_key_cert_pairs.push_back({Read("server.key"), Read("server.pem")});
+    if (mutual) {
+      o.pem_root_certs = Read("ca.pem");
+      o.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+    }
+    return grpc::SslServerCredentials(o);
+  }
+  static fs::path* dir_;
+  static bool ok_;
+};
+fs::path* TlsTest::dir_ = nullptr;
+bool TlsTest::ok_ = false;
+
+TEST_F(TlsTest, TlsAndMutualTls) {
+  ASSERT_TRUE(ok_) << "openssl could not make the test certificates";
+  ServerSetup setup;
+  setup.fake = true;
+  setup.creds = Creds(false);
+  auto s = StartServer(setup);
+  ASSERT_NE(s, nullptr);
+  client::ClientOptions tls;
+  tls.ca_file = Path("ca.pem");
+  EXPECT_TRUE(Connect(s->port, tls)->Summarize("Text over TLS works fine.").ok());
+  // Plaintext to a TLS port fails; so does TLS without trusting the CA.
+  EXPECT_EQ(Connect(s->port)->Summarize("Plain text.").status().code(),
+            absl::StatusCode::kUnavailable);
+  client::ClientOptions untrusted;
+  untrusted.tls = true;
+  EXPECT_EQ(Connect(s->port, untrusted)->Summarize("Text.").status().code(),
+            absl::StatusCode::kUnavailable);
+
+  ServerSetup msetup;
+  msetup.fake = true;
+  msetup.creds = Creds(true);
+  auto m = StartServer(msetup);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(Connect(m->port, tls)->Summarize("No client certificate.").status().code(),
+            absl::StatusCode::kUnavailable);
+  client::ClientOptions mutual = tls;
+  mutual.cert_file = Path("client.pem");
+  mutual.key_file = Path("client.key");
+  EXPECT_TRUE(Connect(m->port, mutual)->Summarize("With a client certificate.").ok());
+}
+
+// Waits in real time until `pred` holds (at most 10 s).
+template <typename P>
+bool WaitFor(P pred) {
+  for (int i = 0; i < 10000 && !pred(); ++i) absl::SleepFor(absl::Milliseconds(1));
+  return pred();
+}
+
+ServerSetup HeldFake(int max_queue_requests = 16) {
+  ServerSetup setup;
+  setup.fake = true;
+  setup.scheduler.max_batch_size = 1;
+  setup.scheduler.max_queue_delay = absl::ZeroDuration();
+  setup.scheduler.max_queue_requests = max_queue_requests;
+  return setup;
+}
+
+TEST(Server, QueueFullIsResourceExhaustedWithARetryHint) {
+  auto s = StartServer(HeldFake(2));
+  ASSERT_NE(s, nullptr);
+  s->fake.Block();
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  // One runs (held) and two wait: the queue is full.
+  threads.emplace_back([&] { ok += Connect(s->port)->Summarize("Held request one.").ok(); });
+  ASSERT_TRUE(WaitFor([&] { return s->scheduler->running_requests() == 1; }));
+  for (int i = 0; i < 2; ++i) {
+    threads.emplace_back([&] { ok += Connect(s->port)->Summarize("Held request two.").ok(); });
+  }
+  ASSERT_TRUE(WaitFor([&] { return s->scheduler->queued_requests() == 2; }));
+  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(s->port),
+                                     grpc::InsecureChannelCredentials());
+  auto stub = v1::Summarizer::NewStub(channel);
+  v1::SummarizeRequest req;
+  req.set_document("One request too many.");
+  v1::SummarizeResponse resp;
+  grpc::ClientContext ctx;
+  const grpc::Status full = stub->Summarize(&ctx, req, &resp);
+  EXPECT_EQ(full.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(full.error_message().find("max_queue_requests"), std::string::npos);
+  EXPECT_EQ(ctx.GetServerTrailingMetadata().count("retry-after-ms"), 1u);
+  s->fake.Unblock();
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok.load(), 3);
+}
+
+TEST(Server, ExpiredAndCancelledRequestsNeverRun) {
+  auto s = StartServer(HeldFake());
+  ASSERT_NE(s, nullptr);
+  s->fake.Block();
+  std::thread held([&] {
+    const auto r = Connect(s->port)->Summarize("Held request.");
+    EXPECT_TRUE(r.ok()) << r.status();
+  });
+  ASSERT_TRUE(WaitFor([&] { return s->scheduler->running_requests() == 1; }));
+  // A deadline that passes while queued.
+  client::ClientOptions quick;
+  quick.deadline = absl::Milliseconds(300);
+  const std::string expiring = "This request expires while queued behind the held one.";
+  EXPECT_EQ(Connect(s->port, quick)->Summarize(expiring).status().code(),
+            absl::StatusCode::kDeadlineExceeded);
+  // A client that cancels while queued.
+  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(s->port),
+                                     grpc::InsecureChannelCredentials());
+  auto stub = v1::Summarizer::NewStub(channel);
+  v1::SummarizeRequest req;
+  req.set_document("This request is cancelled by its client while it waits in the queue now.");
+  v1::SummarizeResponse resp;
+  grpc::ClientContext ctx;
+  std::thread cancel([&] {
+    WaitFor([&] { return s->scheduler->queued_requests() >= 1; });
+    absl::SleepFor(absl::Milliseconds(50));
+    ctx.TryCancel();
+  });
+  EXPECT_EQ(stub->Summarize(&ctx, req, &resp).error_code(), grpc::StatusCode::CANCELLED);
+  cancel.join();
+  s->fake.Unblock();
+  held.join();
+  ASSERT_TRUE(WaitFor([&] { return s->scheduler->queued_requests() == 0; }));
+  EXPECT_TRUE(Connect(s->port)->Summarize("Served afterwards.").ok());
+  // Only the held request and the last one ever reached the model.
+  EXPECT_EQ(s->fake.order().size(), 2u);
+}
+
+TEST(Server, DrainAnswersEveryAcceptedRequest) {
+  auto s = StartServer(HeldFake());
+  ASSERT_NE(s, nullptr);
+  s->fake.Block();
+  std::atomic<int> ok{0}, other{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 6; ++i) {
+    threads.emplace_back([&, i] {
+      auto r = Connect(s->port)->Summarize("Request under load number " + std::to_string(i) + ".");
+      (r.ok() ? ok : other)++;
+    });
+  }
+  ASSERT_TRUE(WaitFor([&] { return s->service->in_flight() == 6; }));
+  s->service->StartDraining();
+  s->server->GetHealthCheckService()->SetServingStatus(false);
+  EXPECT_EQ(Connect(s->port)->Summarize("Arrives while draining.").status().code(),
+            absl::StatusCode::kUnavailable);
+  EXPECT_FALSE(Connect(s->port)->Health().ok());
+  s->fake.Unblock();
+  s->scheduler->Shutdown(absl::Seconds(30));
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok.load(), 6);
+  EXPECT_EQ(other.load(), 0);
+  EXPECT_EQ(s->service->in_flight(), 0);
+}
+
+TEST(Server, AFailingBatchFailsOnlyItsRequests) {
+  auto s = StartServer(HeldFake());
+  ASSERT_NE(s, nullptr);
+  s->fake.set_hook([](const std::vector<const model::PreparedDocument*>& docs) {
+    for (const auto* d : docs) {
+      if (d->units.size() == 3) return absl::InternalError("injected model failure");
+    }
+    return absl::OkStatus();
+  });
+  auto c = Connect(s->port);
+  const auto failed = c->Summarize("One sentence here. Two sentences here. Three sentences here.");
+  EXPECT_EQ(failed.status().code(), absl::StatusCode::kInternal);
+  EXPECT_TRUE(c->Summarize("Only one sentence here.").ok());
+  EXPECT_TRUE(c->Health().ok());
+}
+
+}  // namespace
+}  // namespace rpsum::server
