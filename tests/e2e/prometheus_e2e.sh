@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# End to end: the real rpsum-server binary on the shipped model, scraped by a real Prometheus
+# server (Debian's package). Sends known traffic with the real rpsum client, then asks
+# Prometheus' HTTP API for rpsum_requests_total, checks the exposition with promtool, and
+# stops the server with SIGTERM (it must drain and exit 0).
+#   prometheus_e2e.sh BUILD_DIR SOURCE_DIR        (exit 77: skipped)
+set -euo pipefail
+build=$1
+src=$2
+model=$src/models/rpsum-ext
+if [ ! -f "$model/config.json" ]; then echo "skip: no shipped model at $model"; exit 77; fi
+for tool in prometheus promtool curl; do
+  command -v $tool >/dev/null || { echo "skip: $tool is not installed"; exit 77; }
+done
+server=$build/server/rpsum-server
+client=$build/client/rpsum
+tmp=$(mktemp -d)
+base=$(( 20000 + ($$ % 4000) * 10 ))
+api=127.0.0.1:$base; health=127.0.0.1:$((base + 1)); metrics=127.0.0.1:$((base + 2))
+prom=127.0.0.1:$((base + 3))
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+"$server" --model_dir "$model" --listen "$api" --health_listen "$health" \
+  --metrics_listen "$metrics" --threads 1 --drain_timeout_s 20 >"$tmp/server.log" 2>&1 &
+server_pid=$!
+pids+=($server_pid)
+"$client" health --server "$health" --wait 120 >/dev/null || { cat "$tmp/server.log"; exit 1; }
+
+cat >"$tmp/prometheus.yml" <<YAML
+global:
+  scrape_interval: 1s
+scrape_configs:
+  - job_name: rpsum
+    static_configs:
+      - targets: ['$metrics']
+YAML
+prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" \
+  --web.listen-address="$prom" >"$tmp/prometheus.log" 2>&1 &
+pids+=($!)
+
+# Known traffic: 4 good summaries, 2 empty documents (INVALID_ARGUMENT).
+for i in 1 2 3 4; do "$client" summarize --server "$api" --max_words 40 "$src/docs/sample.md" >/dev/null; done
+printf '' >"$tmp/empty.txt"
+for i in 1 2; do
+  if "$client" summarize --server "$api" "$tmp/empty.txt" 2>/dev/null; then
+    echo "FAIL: an empty document was accepted"; exit 1
+  fi
+done
+
+query() {  # prints the value of an instant query, or nothing
+  curl -s --get "http://$prom/api/v1/query" --data-urlencode "query=$1" |
+    /usr/bin/python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")' 2>/dev/null || true
+}
+ok=""; bad=""
+for _ in $(seq 1 60); do
+  ok=$(query 'sum(rpsum_requests_total{method="Summarize",code="OK"})')
+  bad=$(query 'sum(rpsum_requests_total{method="Summarize",code="INVALID_ARGUMENT"})')
+  [ "$ok" = 4 ] && [ "$bad" = 2 ] && break
+  sleep 1
+done
+echo "prometheus: rpsum_requests_total OK=$ok INVALID_ARGUMENT=$bad"
+[ "$ok" = 4 ] && [ "$bad" = 2 ] || { echo "FAIL: Prometheus did not see the traffic"; tail -5 "$tmp/prometheus.log"; exit 1; }
+up=$(query 'up{job="rpsum"}')
+[ "$up" = 1 ] || { echo "FAIL: up=$up"; exit 1; }
+
+curl -s "http://$metrics/metrics" >"$tmp/metrics.txt"
+if ! out=$(promtool check metrics <"$tmp/metrics.txt" 2>&1) || [ -n "$out" ]; then
+  echo "FAIL: promtool check metrics:"; echo "$out"; exit 1
+fi
+echo "promtool check metrics: clean ($(grep -c '^rpsum_' "$tmp/metrics.txt") rpsum samples)"
+
+kill -TERM "$server_pid"
+rc=0; wait "$server_pid" || rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: server exit code $rc after SIGTERM"; cat "$tmp/server.log"; exit 1; }
+grep -q "drained" "$tmp/server.log" || { echo "FAIL: no drain message"; exit 1; }
+echo "PASS: prometheus end to end"
