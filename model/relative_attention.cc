@@ -126,7 +126,13 @@ at::Tensor Composite(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
   at::Tensor scores = at::matmul(qs, k.transpose(-1, -2));  // [N, H, Lq, Lk]
   at::Tensor full_index;
   at::Tensor ak_dense, av_dense;
-  if (dense) {  // the reference: [H, Lq, Lk, d] tables
+  const bool same_k =
+      std::all_of(head_k.begin(), head_k.end(), [&](int64_t x) { return x == head_k[0]; });
+  if (dense && same_k) {  // the textbook reference: [Lq, Lk, d] tables shared by the heads
+    ak_dense = ak.index({idx.index[0]});
+    av_dense = av.index({idx.index[0]});
+    scores = scores + at::einsum("nhid,ijd->nhij", {qs, ak_dense});
+  } else if (dense) {  // per-head clip distances: [H, Lq, Lk, d] tables
     ak_dense = ak.index({idx.index});
     av_dense = av.index({idx.index});
     scores = scores + at::einsum("nhid,hijd->nhij", {qs, ak_dense});
@@ -145,7 +151,9 @@ at::Tensor Composite(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
   at::Tensor a = at::softmax(scores, -1);
   if (training && dropout > 0) a = at::dropout(a, dropout, true);
   at::Tensor z = at::matmul(a, v);
-  if (dense) return z + at::einsum("nhij,hijd->nhid", {a, av_dense});
+  if (dense) {
+    return z + at::einsum(same_k ? "nhij,ijd->nhid" : "nhij,hijd->nhid", {a, av_dense});
+  }
   const at::Tensor buckets =
       at::zeros({c.n, c.h, c.lq, 2 * c.kc + 1}, a.options()).scatter_add(-1, full_index, a);
   return z + at::matmul(buckets, av);

@@ -1,0 +1,194 @@
+// bench/attention: relative attention (fused efficient form, gather/scatter composite, dense
+// reference tables) against vanilla attention without relative terms, by length; and a whole
+// model forward by document length with block-local attention. Each measurement runs in a
+// child process (this binary re-executed) so its peak RSS is its own. Medians of --runs.
+//   bench-attention [--runs 5] [--threads 2] [--out bench/results]
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <c10/core/InferenceMode.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "model/encoder.h"
+#include "model/relative_attention.h"
+#include "nlohmann/json.hpp"
+
+namespace rpsum::bench {
+namespace {
+
+using model::AttentionImpl;
+
+long PeakRssKb() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::atol(line.c_str() + 6);
+  }
+  return 0;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// Child: one kind at one length; prints "seconds_median rss_kb".
+int Child(const std::string& kind, int64_t l, int runs, int threads) {
+  at::set_num_threads(threads);
+  at::manual_seed(1);
+  c10::InferenceMode guard;
+  const long base = PeakRssKb();
+  std::vector<double> times;
+  if (kind == "model") {
+    model::Architecture a;  // the shipped model's shape
+    a.vocab_size = 8000;
+    a.hidden_size = 192;
+    a.heads = 4;
+    a.ffn_size = 768;
+    a.token_layers = 3;
+    a.sentence_layers = 2;
+    a.max_clip_distance = 256;
+    a.num_features = 6;
+    model::ExtractiveScorer m(a);
+    m->eval();
+    model::ModelBatch b;
+    b.tokens = at::randint(4, 8000, {1, l}, at::kLong);
+    b.token_valid = at::ones({1, l}, at::kBool);
+    const int64_t s = std::max<int64_t>(1, l / 25);
+    b.sentence_pos = (at::arange(s, at::kLong) * 25).view({1, s});
+    b.sentence_valid = at::ones({1, s}, at::kBool);
+    b.features = at::rand({1, s, 6});
+    const bool local = l > 1024;
+    const model::AttentionPlan tp{{64, 64, 64, 64}, local, 256, AttentionImpl::kAuto};
+    const model::AttentionPlan sp{{16, 16, 16, 16}, s > 1024, 128, AttentionImpl::kAuto};
+    for (int r = 0; r <= runs; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      at::Tensor out = m->forward(b, tp, sp);
+      const double dt =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (r > 0) times.push_back(dt);  // the first run warms up
+    }
+  } else {
+    const int64_t h = 4, d = 64, k = 64;
+    const at::Tensor q = at::randn({1, h, l, d}), kk = at::randn({1, h, l, d}),
+                     v = at::randn({1, h, l, d});
+    const at::Tensor rk = at::randn({2 * k + 1, d}), rv = at::randn({2 * k + 1, d});
+    const std::vector<int64_t> hk(h, k);
+    for (int r = 0; r <= runs; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      at::Tensor z;
+      if (kind == "vanilla") {
+        z = model::VanillaAttend(q, kk, v, at::Tensor());
+      } else {
+        const AttentionImpl impl = kind == "efficient"        ? AttentionImpl::kFused
+                                   : kind == "gather_scatter" ? AttentionImpl::kComposite
+                                                              : AttentionImpl::kDense;
+        z = model::RelativeAttend(q, kk, v, rk, rv, hk, at::Tensor(), {}, impl);
+      }
+      const double dt =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (r > 0) times.push_back(dt);
+    }
+  }
+  std::printf("%.6f %ld\n", Median(times), PeakRssKb() - base);
+  return 0;
+}
+
+struct Result {
+  double seconds = -1;
+  long rss_kb = -1;
+};
+
+Result RunChild(const char* self, const std::string& kind, int64_t l, int runs, int threads) {
+  const std::string cmd = std::string(self) + " --child " + kind + " " + std::to_string(l) + " " +
+                          std::to_string(runs) + " " + std::to_string(threads);
+  FILE* p = popen(cmd.c_str(), "r");
+  Result r;
+  if (p == nullptr) return r;
+  if (std::fscanf(p, "%lf %ld", &r.seconds, &r.rss_kb) != 2) r = Result();
+  pclose(p);
+  return r;
+}
+
+int Parent(const char* self, int runs, int threads, const std::string& out_dir) {
+  nlohmann::json out;
+  out["runs"] = runs;
+  out["threads"] = threads;
+  out["shape"] = "B=1, 4 heads of 64, k=64";
+  std::ostringstream md;
+  md << "## Attention (B=1, 4 heads of 64, k=64, " << threads << " threads, median of " << runs
+     << " runs)\n\n| L | vanilla ms | efficient ms | gather+scatter ms | dense ms | efficient / "
+        "vanilla | dense / efficient | vanilla MB | efficient MB | dense MB |\n|"
+     << std::string(10, ' ') << "--- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  for (int64_t l : {512, 2048, 8192}) {
+    std::map<std::string, Result> r;
+    for (const char* kind : {"vanilla", "efficient", "gather_scatter", "dense"}) {
+      if (std::string(kind) == "dense" && l > 2048) continue;  // [L, L, 64] tables: 17 GB at 8k
+      r[kind] = RunChild(self, kind, l, runs, threads);
+      out["attention"][std::to_string(l)][kind] = {{"seconds", r[kind].seconds},
+                                                   {"peak_rss_mb", r[kind].rss_kb / 1024.0}};
+      std::fprintf(stderr, "L=%lld %s: %.1f ms, %.0f MB\n", static_cast<long long>(l), kind,
+                   1000 * r[kind].seconds, r[kind].rss_kb / 1024.0);
+    }
+    auto ms = [&](const char* k) {
+      return r.count(k) ? std::to_string(static_cast<int>(1000 * r[k].seconds + 0.5)) : "-";
+    };
+    auto mb = [&](const char* k) {
+      return r.count(k) ? std::to_string(static_cast<int>(r[k].rss_kb / 1024.0 + 0.5)) : "-";
+    };
+    char ratio1[32], ratio2[32];
+    std::snprintf(ratio1, sizeof(ratio1), "%.2f", r["efficient"].seconds / r["vanilla"].seconds);
+    if (r.count("dense")) {
+      std::snprintf(ratio2, sizeof(ratio2), "%.1f", r["dense"].seconds / r["efficient"].seconds);
+    } else {
+      std::snprintf(ratio2, sizeof(ratio2), "-");
+    }
+    md << "| " << l << " | " << ms("vanilla") << " | " << ms("efficient") << " | "
+       << ms("gather_scatter") << " | " << ms("dense") << " | " << ratio1 << " | " << ratio2
+       << " | " << mb("vanilla") << " | " << mb("efficient") << " | " << mb("dense") << " |\n";
+  }
+  md << "\n## Whole model forward (shipped shape; block-local attention past 1024 tokens)\n\n"
+        "| tokens | ms | tokens/s | peak RSS MB |\n| --- | --- | --- | --- |\n";
+  for (int64_t l : {1024, 2048, 4096, 8192, 16384}) {
+    const Result r = RunChild(self, "model", l, std::max(3, runs / 2), threads);
+    out["model"][std::to_string(l)] = {{"seconds", r.seconds}, {"peak_rss_mb", r.rss_kb / 1024.0}};
+    std::fprintf(stderr, "model L=%lld: %.1f ms, %.0f MB\n", static_cast<long long>(l),
+                 1000 * r.seconds, r.rss_kb / 1024.0);
+    md << "| " << l << " | " << static_cast<int>(1000 * r.seconds) << " | "
+       << static_cast<int>(l / r.seconds) << " | " << static_cast<int>(r.rss_kb / 1024.0) << " |\n";
+  }
+  std::printf("%s", md.str().c_str());
+  std::ofstream(out_dir + "/attention.json") << out.dump(2) << "\n";
+  std::ofstream(out_dir + "/attention.md") << md.str();
+  return 0;
+}
+
+}  // namespace
+}  // namespace rpsum::bench
+
+int main(int argc, char** argv) {
+  if (argc >= 6 && std::strcmp(argv[1], "--child") == 0) {
+    return rpsum::bench::Child(argv[2], std::atoll(argv[3]), std::atoi(argv[4]),
+                               std::atoi(argv[5]));
+  }
+  int runs = 5, threads = 2;
+  std::string out = "bench/results";
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--runs") == 0) runs = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--threads") == 0) threads = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--out") == 0) out = argv[i + 1];
+  }
+  return rpsum::bench::Parent(argv[0], runs, threads, out);
+}
