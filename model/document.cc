@@ -202,7 +202,7 @@ absl::StatusOr<PreparedDocument> Prepare(const DocumentInput& in, const Tokenize
                                   absl::Hex(static_cast<unsigned char>(text[bad]), absl::kZeroPad2),
                                   " at byte offset ", bad));
     }
-    const void* nul = std::memchr(text.data(), '\0', text.size());
+    const void* nul = text.empty() ? nullptr : std::memchr(text.data(), '\0', text.size());
     if (nul != nullptr) {
       return Invalid(absl::StrCat(name, " contains a NUL byte at byte offset ",
                                   static_cast<const char*>(nul) - text.data()));

@@ -32,6 +32,7 @@
 #include "model/inference.h"
 #include "model/safetensors.h"
 #include "model/tokenizer.h"
+#include "model/training.h"
 #include "nlohmann/json.hpp"
 
 ABSL_FLAG(std::string, data_dir, "../shared/data/corpus", "corpus folder (train/valid .jsonl.gz)");
@@ -330,13 +331,8 @@ int Run() {
       for (auto& g : opt.param_groups())
         static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
       const at::Tensor logits = model->forward(batch, tp, sp);
-      const at::Tensor weight = batch.sentence_valid.to(at::kFloat) *
-                                (1.0 + (absl::GetFlag(FLAGS_pos_weight) - 1.0) * labels);
       const at::Tensor loss =
-          (at::binary_cross_entropy_with_logits(logits, labels, {}, {}, at::Reduction::None) *
-           weight)
-              .sum() /
-          batch.sentence_valid.sum().clamp_min(1);
+          ExtractiveLoss(logits, labels, batch.sentence_valid, absl::GetFlag(FLAGS_pos_weight));
       opt.zero_grad();
       loss.backward();
       torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0);
