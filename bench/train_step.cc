@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "model/encoder.h"
@@ -24,13 +25,16 @@ int main(int argc, char** argv) {
   a.max_clip_distance = 256;
   rpsum::model::ExtractiveScorer m(a);
   m->train();
+  // CKPT=1: gradient checkpointing of the token layers. Peak RSS is reported per process, so
+  // compare two runs: bench-train-step 8192 and CKPT=1 bench-train-step 8192.
+  m->set_checkpoint_layers(std::getenv("CKPT") != nullptr);
   std::vector<int64_t> lengths = {1024, 2048, 3072};
   if (argc > 1) {
     lengths.clear();
     for (int i = 1; i < argc; ++i) lengths.push_back(std::atoll(argv[i]));
   }
   for (int64_t l : lengths) {
-    for (int mode = 0; mode < 2; ++mode) {
+    for (int mode = std::getenv("LOCAL_ONLY") ? 1 : 0; mode < 2; ++mode) {
       rpsum::model::ModelBatch b;
       b.tokens = at::randint(0, 8000, {1, l}, at::kLong);
       b.token_valid = at::ones({1, l}, at::kBool);
@@ -54,8 +58,18 @@ int main(int argc, char** argv) {
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         best = std::min(best, dt);
       }
-      std::printf("L=%lld %s: %.3f s per fwd+bwd, %.0f tokens/s\n", static_cast<long long>(l),
-                  mode ? "local(256)" : "full", best, l / best);
+      long hwm = 0;
+      {
+        std::FILE* f = std::fopen("/proc/self/status", "r");
+        char line[256];
+        while (f != nullptr && std::fgets(line, sizeof(line), f)) {
+          if (std::strncmp(line, "VmHWM:", 6) == 0) hwm = std::atol(line + 6);
+        }
+        if (f != nullptr) std::fclose(f);
+      }
+      std::printf("L=%lld %s%s: %.3f s per fwd+bwd, %.0f tokens/s, peak RSS so far %ld MB\n",
+                  static_cast<long long>(l), mode ? "local(256)" : "full",
+                  std::getenv("CKPT") ? " checkpointed" : "", best, l / best, hwm / 1024);
     }
   }
 }

@@ -1,10 +1,13 @@
 #include "model/encoder.h"
 
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/autograd.h>
 #include <torch/nn/functional/activation.h>
 #include <torch/nn/init.h>
 
 #include <cmath>
+#include <mutex>
 
 namespace rpsum::model {
 
@@ -51,6 +54,63 @@ at::Tensor EncoderLayerImpl::forward(const at::Tensor& x, const at::Tensor& vali
   return h + FastDropout(ff2(FastDropout(at::gelu(ff1(ln2(h))), dropout_, t)), dropout_, t);
 }
 
+namespace {
+
+// One encoder layer without stored activations: the forward runs without autograd; the
+// backward restores the random state (so dropout draws the same masks), recomputes the layer
+// with autograd and back-propagates through it, which accumulates the layer's parameter
+// gradients directly.
+class CheckpointedLayer : public torch::autograd::Function<CheckpointedLayer> {
+ public:
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x,
+                            const at::Tensor& valid, int64_t layer_ptr, std::vector<int64_t> head_k,
+                            bool local, int64_t window) {
+    auto* layer = reinterpret_cast<EncoderLayerImpl*>(layer_ptr);
+    at::Generator gen = at::detail::getDefaultCPUGenerator();
+    {
+      std::lock_guard<std::mutex> lock(gen.mutex());
+      ctx->saved_data["rng"] = gen.get_state();
+    }
+    ctx->save_for_backward({x, valid});
+    ctx->saved_data["layer"] = layer_ptr;
+    ctx->saved_data["head_k"] = c10::List<int64_t>(head_k);
+    ctx->saved_data["local"] = local;
+    ctx->saved_data["window"] = window;
+    at::NoGradGuard no_grad;
+    return layer->forward(x, valid, AttentionPlan{head_k, local, window, AttentionImpl::kAuto});
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    auto* layer = reinterpret_cast<EncoderLayerImpl*>(ctx->saved_data["layer"].toInt());
+    const auto hk = ctx->saved_data["head_k"].toIntList();
+    const AttentionPlan plan{std::vector<int64_t>(hk.begin(), hk.end()),
+                             ctx->saved_data["local"].toBool(), ctx->saved_data["window"].toInt(),
+                             AttentionImpl::kAuto};
+    at::Generator gen = at::detail::getDefaultCPUGenerator();
+    at::Tensor current;
+    {
+      std::lock_guard<std::mutex> lock(gen.mutex());
+      current = gen.get_state();
+      gen.set_state(ctx->saved_data["rng"].toTensor());
+    }
+    at::Tensor x = saved[0].detach().requires_grad_(true);
+    {
+      at::AutoGradMode enable(true);
+      const at::Tensor out = layer->forward(x, saved[1], plan);
+      torch::autograd::backward({out}, {grads[0]});
+    }
+    {
+      std::lock_guard<std::mutex> lock(gen.mutex());
+      gen.set_state(current);
+    }
+    return {x.grad(), at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor(), at::Tensor()};
+  }
+};
+
+}  // namespace
+
 ExtractiveScorerImpl::ExtractiveScorerImpl(const Architecture& arch) : arch_(arch) {
   const int64_t d = arch.hidden_size;
   embed = register_module("embed", torch::nn::Embedding(arch.vocab_size, d));
@@ -78,8 +138,15 @@ ExtractiveScorerImpl::ExtractiveScorerImpl(const Architecture& arch) : arch_(arc
 at::Tensor ExtractiveScorerImpl::forward(const ModelBatch& batch, const AttentionPlan& token_plan,
                                          const AttentionPlan& sentence_plan) {
   at::Tensor x = embed(batch.tokens);
+  const bool checkpoint = checkpoint_layers_ && is_training() && at::GradMode::is_enabled();
   for (const auto& layer : *token_layers) {
-    x = layer->as<EncoderLayer>()->forward(x, batch.token_valid, token_plan);
+    auto* l = layer->as<EncoderLayer>();
+    if (checkpoint) {
+      x = CheckpointedLayer::apply(x, batch.token_valid, reinterpret_cast<int64_t>(l),
+                                   token_plan.head_k, token_plan.local, token_plan.window);
+    } else {
+      x = l->forward(x, batch.token_valid, token_plan);
+    }
   }
   x = token_norm(x);
   const int64_t b = x.size(0), d = x.size(2), s = batch.sentence_pos.size(1);

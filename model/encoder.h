@@ -73,6 +73,10 @@ class ExtractiveScorerImpl : public torch::nn::Module {
   // Sentence logits [B, S] (padding units get arbitrary values: mask them).
   at::Tensor forward(const ModelBatch& batch, const AttentionPlan& token_plan,
                      const AttentionPlan& sentence_plan);
+  // Gradient checkpointing of the token layers (training on long documents): each layer's
+  // activations are dropped after the forward and recomputed in the backward, with the same
+  // dropout masks. Saves memory, costs one more forward per layer.
+  void set_checkpoint_layers(bool on) { checkpoint_layers_ = on; }
 
   torch::nn::Embedding embed{nullptr};
   torch::nn::ModuleList token_layers{nullptr}, sentence_layers{nullptr};
@@ -81,6 +85,7 @@ class ExtractiveScorerImpl : public torch::nn::Module {
 
  private:
   Architecture arch_;
+  bool checkpoint_layers_ = false;
 };
 TORCH_MODULE(ExtractiveScorer);
 

@@ -99,3 +99,43 @@ TEST(Training, LossFallsOnATinyModel) {
 
 }  // namespace
 }  // namespace rpsum::model
+
+namespace rpsum::model {
+namespace {
+
+// Checkpointed token layers give the same loss and the same gradients, dropout included.
+TEST(Training, GradientCheckpointingMatchesTheDirectBackward) {
+  Architecture a{100, 32, 2, 64, 2, 1, 8, 4, kNumFeatures, 0.1, {}};
+  at::manual_seed(9);
+  ExtractiveScorer m(a);
+  m->train();
+  ModelBatch b;
+  b.tokens = at::randint(4, 100, {2, 60}, at::kLong);
+  b.token_valid = at::ones({2, 60}, at::kBool);
+  b.sentence_pos = at::tensor({0, 20, 40, 0, 30, 50}, at::kLong).view({2, 3});
+  b.sentence_valid = at::ones({2, 3}, at::kBool);
+  b.features = at::rand({2, 3, kNumFeatures});
+  const at::Tensor y = at::tensor({1.f, 0.f, 0.f, 0.f, 1.f, 0.f}).view({2, 3});
+  const AttentionPlan tp{{4, 4}, true, 16, AttentionImpl::kAuto};
+  const AttentionPlan sp{{4, 4}, false, 0, AttentionImpl::kAuto};
+  auto run = [&](bool ckpt) {
+    m->set_checkpoint_layers(ckpt);
+    m->zero_grad();
+    at::manual_seed(77);  // same dropout masks in both runs
+    const at::Tensor loss = ExtractiveLoss(m->forward(b, tp, sp), y, b.sentence_valid, 2.0);
+    loss.backward();
+    std::vector<at::Tensor> g;
+    for (const auto& p : m->parameters()) g.push_back(p.grad().clone());
+    return std::make_pair(loss.item<double>(), g);
+  };
+  const auto direct = run(false);
+  const auto ckpt = run(true);
+  EXPECT_NEAR(direct.first, ckpt.first, 1e-6);
+  ASSERT_EQ(direct.second.size(), ckpt.second.size());
+  for (size_t i = 0; i < direct.second.size(); ++i) {
+    EXPECT_TRUE(at::allclose(direct.second[i], ckpt.second[i], 1e-4, 1e-6)) << "parameter " << i;
+  }
+}
+
+}  // namespace
+}  // namespace rpsum::model
