@@ -24,17 +24,6 @@ void Trim(std::string_view text, uint64_t* b, uint64_t* e) {
   while (*e > *b && IsSpace(text[*e - 1])) --*e;
 }
 
-int32_t CountWords(std::string_view s) {
-  int32_t n = 0;
-  bool in_word = false;
-  for (char c : s) {
-    const bool space = IsSpace(c) || c == '\n';
-    if (!space && !in_word) ++n;
-    in_word = !space;
-  }
-  return n;
-}
-
 bool IsListItem(std::string_view line) {
   if (line.size() >= 2 && (line[0] == '-' || line[0] == '*' || line[0] == '+') && line[1] == ' ') {
     return true;
@@ -108,6 +97,17 @@ void SplitSentences(std::string_view text, uint64_t b, uint64_t e, UnitKind kind
 absl::Status Invalid(absl::string_view what) { return absl::InvalidArgumentError(what); }
 
 }  // namespace
+
+int32_t CountWords(std::string_view s) {
+  int32_t n = 0;
+  bool in_word = false;
+  for (char c : s) {
+    const bool space = IsSpace(c) || c == '\n';
+    if (!space && !in_word) ++n;
+    in_word = !space;
+  }
+  return n;
+}
 
 int64_t FirstInvalidUtf8(std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());

@@ -27,6 +27,9 @@ struct Unit {
   int32_t words = 0;             // whitespace-separated words
 };
 
+// Whitespace-separated words (space, tab, CR, LF, VT, FF), the corpus README's count.
+int32_t CountWords(std::string_view text);
+
 // Returns the byte offset of the first byte that is not part of valid UTF-8 (overlong forms,
 // surrogates and code points above U+10FFFF are invalid), or -1 if `text` is valid.
 int64_t FirstInvalidUtf8(std::string_view text);

@@ -5,21 +5,6 @@
 #include "model/select.h"
 
 namespace rpsum::model {
-namespace {
-
-int64_t Words(std::string_view s) {
-  int64_t n = 0;
-  bool in = false;
-  for (char c : s) {
-    const bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r';
-    if (!space && !in) ++n;
-    in = !space;
-  }
-  return n;
-}
-
-}  // namespace
-
 std::vector<EvalDoc> PrepareCorpus(const std::vector<CorpusRecord>& records,
                                    const Tokenizer& tokenizer, const PrepareOptions& options,
                                    bool with_oracle, int* skipped) {
@@ -41,7 +26,7 @@ std::vector<EvalDoc> PrepareCorpus(const std::vector<CorpusRecord>& records,
       d.texts.push_back(d.prepared.UnitText(d.input, u));
       d.words.push_back(d.prepared.units[u].words);
     }
-    d.reference_words = Words(r.summary);
+    d.reference_words = CountWords(r.summary);
     if (with_oracle) d.oracle = GreedyOracle(d.texts, r.summary);
     out.push_back(std::move(d));
   }

@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "model/document.h"
 #include "model/rouge.h"
 
 namespace rpsum::model {
@@ -19,17 +20,6 @@ std::set<Trigram> Trigrams(std::string_view text) {
   std::set<Trigram> out;
   for (size_t i = 0; i + 3 <= t.size(); ++i) out.emplace(t[i], t[i + 1], t[i + 2]);
   return out;
-}
-
-int64_t CountWords(std::string_view s) {
-  int64_t n = 0;
-  bool in = false;
-  for (char c : s) {
-    const bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r';
-    if (!space && !in) ++n;
-    in = !space;
-  }
-  return n;
 }
 
 }  // namespace

@@ -8,33 +8,16 @@
 #include "model/document.h"
 #include "model/encoder.h"
 #include "model/inference.h"
+#include "model/testing/word_tokenizer.h"
 
 namespace rpsum::model {
 namespace {
 
-class WordTokenizer : public Tokenizer {
- public:
-  bool Encode(std::string_view text, std::vector<int32_t>* ids, std::string*) const override {
-    size_t i = 0;
-    while (i < text.size()) {
-      while (i < text.size() && text[i] == ' ') ++i;
-      size_t j = i;
-      uint32_t h = 2166136261u;
-      while (j < text.size() && text[j] != ' ')
-        h = (h ^ static_cast<unsigned char>(text[j++])) * 16777619u;
-      if (j > i) ids->push_back(4 + static_cast<int32_t>(h % 96));
-      i = j;
-    }
-    return true;
-  }
-  int32_t vocab_size() const override { return 100; }
-  int32_t marker_id() const override { return 1; }
-  int32_t pad_id() const override { return 3; }
-};
+using testing::WordTokenizer;
 
 TEST(Training, LossFallsOnATinyModel) {
   at::manual_seed(3);
-  WordTokenizer tok;
+  WordTokenizer tok(100);
   // Units mentioning "proposal" are the summary.
   const std::vector<std::string> texts = {
       "Background\nThe old cache is slow. This proposal adds a new cache. Tests run daily.\n"

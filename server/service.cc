@@ -144,19 +144,17 @@ void SummarizerService::Finish(Call* call, const absl::Status& status) {
   call->reactor->Finish(ToGrpcStatus(status));
 }
 
-grpc::ServerUnaryReactor* SummarizerService::Summarize(grpc::CallbackServerContext* ctx,
-                                                       const v1::SummarizeRequest* request,
-                                                       v1::SummarizeResponse* response) {
+std::shared_ptr<SummarizerService::Call> SummarizerService::Begin(
+    const char* method, grpc::CallbackServerContext* ctx, const v1::SummarizeRequest* request) {
   auto call = std::make_shared<Call>();
-  call->method = "Summarize";
+  call->method = method;
   call->ctx = ctx;
   call->reactor = ctx->DefaultReactor();
   call->request = request;
-  call->response = response;
   call->start = clock_->Now();
   ++in_flight_;
   absl::Status admit = Admit(ctx);
-  if (admit.ok()) {
+  if (admit.ok() && request != nullptr) {
     absl::StatusOr<RequestPlan> plan = PlanRequest(*request, model_->description().config);
     if (plan.ok()) {
       call->plan = *std::move(plan);
@@ -164,10 +162,16 @@ grpc::ServerUnaryReactor* SummarizerService::Summarize(grpc::CallbackServerConte
       admit = plan.status();
     }
   }
-  if (!admit.ok()) {
-    Finish(call.get(), admit);
-    return call->reactor;
-  }
+  if (!admit.ok()) Finish(call.get(), admit);
+  return call;
+}
+
+grpc::ServerUnaryReactor* SummarizerService::Summarize(grpc::CallbackServerContext* ctx,
+                                                       const v1::SummarizeRequest* request,
+                                                       v1::SummarizeResponse* response) {
+  std::shared_ptr<Call> call = Begin("Summarize", ctx, request);
+  call->response = response;
+  if (call->finished) return call->reactor;
   const bool queued = pool_->Schedule([this, call] {
     if (call->ctx->IsCancelled()) {
       Finish(call.get(), absl::CancelledError("the client cancelled the request"));
@@ -231,27 +235,9 @@ grpc::ServerUnaryReactor* SummarizerService::Summarize(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* SummarizerService::Estimate(grpc::CallbackServerContext* ctx,
                                                       const v1::SummarizeRequest* request,
                                                       v1::EstimateResponse* response) {
-  auto call = std::make_shared<Call>();
-  call->method = "Estimate";
-  call->ctx = ctx;
-  call->reactor = ctx->DefaultReactor();
-  call->request = request;
+  std::shared_ptr<Call> call = Begin("Estimate", ctx, request);
   call->estimate = response;
-  call->start = clock_->Now();
-  ++in_flight_;
-  absl::Status admit = Admit(ctx);
-  if (admit.ok()) {
-    absl::StatusOr<RequestPlan> plan = PlanRequest(*request, model_->description().config);
-    if (plan.ok()) {
-      call->plan = *std::move(plan);
-    } else {
-      admit = plan.status();
-    }
-  }
-  if (!admit.ok()) {
-    Finish(call.get(), admit);
-    return call->reactor;
-  }
+  if (call->finished) return call->reactor;
   const bool queued = pool_->Schedule([this, call] {
     const auto& config = model_->description().config;
     absl::StatusOr<model::PreparedDocument> prepared = model::Prepare(
@@ -279,13 +265,9 @@ grpc::ServerUnaryReactor* SummarizerService::Estimate(grpc::CallbackServerContex
 grpc::ServerUnaryReactor* SummarizerService::GetModelInfo(grpc::CallbackServerContext* ctx,
                                                           const v1::GetModelInfoRequest*,
                                                           v1::ModelInfo* out) {
-  auto call = std::make_shared<Call>();
-  call->method = "GetModelInfo";
-  call->ctx = ctx;
-  call->reactor = ctx->DefaultReactor();
-  call->start = clock_->Now();
-  ++in_flight_;
-  const absl::Status admit = Admit(ctx);
+  std::shared_ptr<Call> call = Begin("GetModelInfo", ctx, nullptr);
+  if (call->finished) return call->reactor;
+  const absl::Status admit = absl::OkStatus();
   if (admit.ok()) {
     const auto& d = model_->description();
     const auto& a = d.config.architecture;

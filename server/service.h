@@ -5,6 +5,7 @@
 #define RPSUM_SERVER_SERVICE_H_
 
 #include <atomic>
+#include <memory>
 #include <string>
 
 #include "base/clock.h"
@@ -54,6 +55,10 @@ class SummarizerService final : public v1::Summarizer::CallbackService {
   struct Call;
   // Returns OK, or the status to answer at once (auth, draining).
   absl::Status Admit(grpc::CallbackServerContext* ctx);
+  // Starts an RPC: counts it in flight, checks auth and draining, plans the request (if any).
+  // On failure the call is already finished (call->finished).
+  std::shared_ptr<Call> Begin(const char* method, grpc::CallbackServerContext* ctx,
+                              const v1::SummarizeRequest* request);
   void Finish(Call* call, const absl::Status& status);
 
   const ServiceOptions options_;

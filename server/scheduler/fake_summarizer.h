@@ -9,29 +9,11 @@
 
 #include "base/mutex.h"
 #include "model/summarizer.h"
+#include "model/testing/word_tokenizer.h"
 
 namespace rpsum::server {
 
-// One id per whitespace-separated word (a hash mod the vocabulary, ids >= 4).
-class FakeTokenizer : public model::Tokenizer {
- public:
-  bool Encode(std::string_view text, std::vector<int32_t>* ids, std::string*) const override {
-    size_t i = 0;
-    while (i < text.size()) {
-      while (i < text.size() && text[i] == ' ') ++i;
-      size_t j = i;
-      uint32_t h = 2166136261u;
-      while (j < text.size() && text[j] != ' ')
-        h = (h ^ static_cast<unsigned char>(text[j++])) * 16777619u;
-      if (j > i) ids->push_back(4 + static_cast<int32_t>(h % 996));
-      i = j;
-    }
-    return true;
-  }
-  int32_t vocab_size() const override { return 1000; }
-  int32_t marker_id() const override { return 1; }
-  int32_t pad_id() const override { return 3; }
-};
+using FakeTokenizer = model::testing::WordTokenizer;
 
 class FakeSummarizer : public model::Summarizer {
  public:
