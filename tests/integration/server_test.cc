@@ -20,6 +20,7 @@
 #include "model/checkpoint.h"
 #include "model/summarizer.h"
 #include "model/tokenizer.h"
+#include "prometheus/metric_family.h"
 #include "server/scheduler/fake_summarizer.h"
 #include "server/service.h"
 
@@ -394,6 +395,46 @@ TEST(Server, QueueFullIsResourceExhaustedWithARetryHint) {
   s->fake.Unblock();
   for (auto& t : threads) t.join();
   EXPECT_EQ(ok.load(), 3);
+}
+
+TEST(Server, ClientRetriesResourceExhaustedWithBackoff) {
+  auto s = StartServer(HeldFake(1));
+  ASSERT_NE(s, nullptr);
+  s->fake.Block();
+  std::vector<std::thread> held;
+  held.emplace_back([&] { EXPECT_TRUE(Connect(s->port)->Summarize("Running request.").ok()); });
+  ASSERT_TRUE(WaitFor([&] { return s->scheduler->running_requests() == 1; }));
+  held.emplace_back([&] { EXPECT_TRUE(Connect(s->port)->Summarize("Queued request.").ok()); });
+  ASSERT_TRUE(WaitFor([&] { return s->scheduler->queued_requests() == 1; }));
+  // The queue is full: one attempt fails, a retrying client gets through once it drains.
+  EXPECT_EQ(Connect(s->port)->Summarize("No retries.").status().code(),
+            absl::StatusCode::kResourceExhausted);
+  client::ClientOptions retrying;
+  retrying.max_attempts = 8;
+  retrying.initial_backoff = absl::Milliseconds(50);
+  retrying.target = "127.0.0.1:" + std::to_string(s->port);
+  auto c = client::Client::Create(retrying);
+  ASSERT_TRUE(c.ok());
+  std::thread unblock([&] {
+    absl::SleepFor(absl::Milliseconds(300));
+    s->fake.Unblock();
+  });
+  const auto r = (*c)->Summarize("Retried until the queue had room.");
+  EXPECT_TRUE(r.ok()) << r.status();
+  unblock.join();
+  for (auto& t : held) t.join();
+  // INVALID_ARGUMENT is not retried: the server sees it once.
+  EXPECT_EQ((*c)->Summarize("").status().code(), absl::StatusCode::kInvalidArgument);
+  double invalid = 0;
+  for (const auto& family : s->metrics->registry()->Collect()) {
+    if (family.name != "rpsum_requests_total") continue;
+    for (const auto& m : family.metric) {
+      for (const auto& l : m.label) {
+        if (l.name == "code" && l.value == "INVALID_ARGUMENT") invalid += m.counter.value;
+      }
+    }
+  }
+  EXPECT_EQ(invalid, 1.0);
 }
 
 TEST(Server, ExpiredAndCancelledRequestsNeverRun) {
