@@ -131,7 +131,7 @@ int Parent(const char* self, int runs, int threads, const std::string& out_dir) 
   md << "## Attention (B=1, 4 heads of 64, k=64, " << threads << " threads, median of " << runs
      << " runs)\n\n| L | vanilla ms | efficient ms | gather+scatter ms | dense ms | efficient / "
         "vanilla | dense / efficient | vanilla MB | efficient MB | dense MB |\n|"
-     << std::string(10, ' ') << "--- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+     << " --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   for (int64_t l : {512, 2048, 8192}) {
     std::map<std::string, Result> r;
     for (const char* kind : {"vanilla", "efficient", "gather_scatter", "dense"}) {
