@@ -1,5 +1,6 @@
 #include "server/convert.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -106,7 +107,23 @@ void FillSummary(const RequestPlan& plan, const model::PreparedDocument& doc,
     o.budget = {model::Budget::Kind::kWords,
                 std::max(1.0, o.budget.value * static_cast<double>(doc.total_words))};
   }
-  const std::vector<int32_t> chosen = model::SelectByScore(scores, texts, words, o);
+  // Headings are structure, not content: they are chosen only if nothing else exists.
+  std::vector<float> ranked = scores;
+  bool any_content = false;
+  for (size_t i = 0; i < doc.kept.size(); ++i) {
+    any_content |= doc.units[doc.kept[i]].kind != model::UnitKind::kHeading;
+  }
+  if (any_content) {
+    for (size_t i = 0; i < doc.kept.size(); ++i) {
+      if (doc.units[doc.kept[i]].kind == model::UnitKind::kHeading) ranked[i] = -1.f;
+    }
+  }
+  std::vector<int32_t> chosen = model::SelectByScore(ranked, texts, words, o);
+  if (any_content) {
+    chosen.erase(
+        std::remove_if(chosen.begin(), chosen.end(), [&](int32_t i) { return ranked[i] < 0; }),
+        chosen.end());
+  }
   std::string summary;
   for (int32_t i : chosen) {
     const int32_t unit = doc.kept[i];
