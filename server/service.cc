@@ -166,19 +166,14 @@ std::shared_ptr<SummarizerService::Call> SummarizerService::Begin(
   return call;
 }
 
-grpc::ServerUnaryReactor* SummarizerService::Summarize(grpc::CallbackServerContext* ctx,
-                                                       const v1::SummarizeRequest* request,
-                                                       v1::SummarizeResponse* response) {
-  std::shared_ptr<Call> call = Begin("Summarize", ctx, request);
-  call->response = response;
-  if (call->finished) return call->reactor;
-  const bool queued = pool_->Schedule([this, call] {
+void SummarizerService::PrepareThen(std::shared_ptr<Call> call,
+                                    std::function<void(const std::shared_ptr<Call>&)> then) {
+  const bool queued = pool_->Schedule([this, call, then = std::move(then)] {
     if (call->ctx->IsCancelled()) {
       Finish(call.get(), absl::CancelledError("the client cancelled the request"));
       return;
     }
     const absl::Time t0 = clock_->Now();
-    const auto& config = model_->description().config;
     absl::StatusOr<model::PreparedDocument> prepared = model::Prepare(
         call->plan.input, model_->tokenizer(), prepare_options(call->plan.truncation));
     if (!prepared.ok()) {
@@ -188,10 +183,28 @@ grpc::ServerUnaryReactor* SummarizerService::Summarize(grpc::CallbackServerConte
     call->prepared = *std::move(prepared);
     call->prepared_at = clock_->Now();
     const int64_t tokens = call->prepared.num_tokens();
-    call->k = model::ClipDistanceFor(config, tokens, call->plan.clip_override);
-    if (metrics_ != nullptr) {
+    call->k =
+        model::ClipDistanceFor(model_->description().config, tokens, call->plan.clip_override);
+    if (metrics_ != nullptr && call->response != nullptr) {
       metrics_->OnPrepared(absl::ToDoubleSeconds(call->prepared_at - t0), tokens, call->k);
     }
+    then(call);
+  });
+  if (!queued) {
+    Finish(call.get(),
+           absl::ResourceExhaustedError("the preparation queue is full; retry in a moment"));
+  }
+}
+
+grpc::ServerUnaryReactor* SummarizerService::Summarize(grpc::CallbackServerContext* ctx,
+                                                       const v1::SummarizeRequest* request,
+                                                       v1::SummarizeResponse* response) {
+  std::shared_ptr<Call> call = Begin("Summarize", ctx, request);
+  call->response = response;
+  if (call->finished) return call->reactor;
+  PrepareThen(call, [this](const std::shared_ptr<Call>& call) {
+    const auto& config = model_->description().config;
+    const int64_t tokens = call->prepared.num_tokens();
     Job job;
     job.doc = &call->prepared;
     job.k = call->k;
@@ -225,10 +238,6 @@ grpc::ServerUnaryReactor* SummarizerService::Summarize(grpc::CallbackServerConte
     const absl::Status submitted = scheduler_->Submit(std::move(job));
     if (!submitted.ok()) Finish(call.get(), submitted);
   });
-  if (!queued) {
-    Finish(call.get(),
-           absl::ResourceExhaustedError("the preparation queue is full; retry in a moment"));
-  }
   return call->reactor;
 }
 
@@ -238,27 +247,16 @@ grpc::ServerUnaryReactor* SummarizerService::Estimate(grpc::CallbackServerContex
   std::shared_ptr<Call> call = Begin("Estimate", ctx, request);
   call->estimate = response;
   if (call->finished) return call->reactor;
-  const bool queued = pool_->Schedule([this, call] {
+  PrepareThen(call, [this](const std::shared_ptr<Call>& call) {
     const auto& config = model_->description().config;
-    absl::StatusOr<model::PreparedDocument> prepared = model::Prepare(
-        call->plan.input, model_->tokenizer(), prepare_options(call->plan.truncation));
-    if (!prepared.ok()) {
-      Finish(call.get(), prepared.status());
-      return;
-    }
-    const int64_t tokens = prepared->num_tokens();
-    const int64_t k = model::ClipDistanceFor(config, tokens, call->plan.clip_override);
-    FillEstimate(*prepared, config, k, call->estimate);
+    const int64_t tokens = call->prepared.num_tokens();
+    FillEstimate(call->prepared, config, call->k, call->estimate);
     call->estimate->set_predicted_inference_us(static_cast<uint64_t>(absl::ToInt64Microseconds(
         scheduler_->PredictedInference(model::AttentionCost(config, tokens)))));
     call->estimate->set_predicted_queue_wait_us(
         static_cast<uint64_t>(absl::ToInt64Microseconds(scheduler_->PredictedQueueWait())));
     Finish(call.get(), absl::OkStatus());
   });
-  if (!queued) {
-    Finish(call.get(),
-           absl::ResourceExhaustedError("the preparation queue is full; retry in a moment"));
-  }
   return call->reactor;
 }
 

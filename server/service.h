@@ -5,6 +5,7 @@
 #define RPSUM_SERVER_SERVICE_H_
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -59,6 +60,10 @@ class SummarizerService final : public v1::Summarizer::CallbackService {
   // On failure the call is already finished (call->finished).
   std::shared_ptr<Call> Begin(const char* method, grpc::CallbackServerContext* ctx,
                               const v1::SummarizeRequest* request);
+  // On the preparation pool: prepares the call's input and picks k, then runs `then`; answers
+  // the call itself on cancellation, preparation errors or a full pool.
+  void PrepareThen(std::shared_ptr<Call> call,
+                   std::function<void(const std::shared_ptr<Call>&)> then);
   void Finish(Call* call, const absl::Status& status);
 
   const ServiceOptions options_;
