@@ -2,7 +2,8 @@
 //   rpsum summarize FILE... | -     summarize files (or standard input)
 //   rpsum estimate FILE... | -      what Summarize would cost, without running the model
 //   rpsum info                      the model and the server's limits
-//   rpsum health [--wait SECONDS]   the standard health check (exit 0 when SERVING)
+//   rpsum health [--wait SECONDS] [--service NAME]   the standard health check (exit 0 when
+//                                                    SERVING)
 #include <unistd.h>
 
 #include <atomic>
@@ -40,6 +41,8 @@ ABSL_FLAG(std::string, tls_key, "", "client key (PEM) for mutual TLS");
 ABSL_FLAG(std::string, tls_server_name, "", "name the server certificate must match");
 ABSL_FLAG(double, deadline, 120, "seconds per request, retries included");
 ABSL_FLAG(double, wait, 0, "health: keep checking up to this many seconds");
+ABSL_FLAG(std::string, service, "",
+          "health: the service to check (\"\": readiness, \"liveness\": the process answers)");
 
 namespace rpsum::client {
 namespace {
@@ -96,7 +99,7 @@ int Run(const std::vector<char*>& args) {
     const absl::Time end = absl::Now() + absl::Seconds(absl::GetFlag(FLAGS_wait));
     absl::Status s;
     while (true) {
-      s = (*client)->Health();
+      s = (*client)->Health(absl::GetFlag(FLAGS_service));
       if (s.ok() || absl::Now() >= end) break;
       absl::SleepFor(absl::Milliseconds(200));
     }

@@ -64,6 +64,8 @@ namespace rpsum::server {
 namespace {
 
 constexpr char kVersion[] = "0.1.0";
+// Health service name that only says "the process answers".
+constexpr char kLiveness[] = "liveness";
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -165,8 +167,20 @@ int Main() {
                    absl::GetFlag(FLAGS_health_listen).c_str());
       return 2;
     }
-    health_server->GetHealthCheckService()->SetServingStatus(false);
+    // "liveness" answers SERVING for as long as the process does: loading, serving, draining.
+    // Readiness ("" and the API's own name) follows SetReady below.
+    health_server->GetHealthCheckService()->SetServingStatus(std::string(kLiveness), true);
   }
+  // Probes (Kubernetes, the Dockerfile's HEALTHCHECK) must not restart a pod because it drains
+  // or loads, so readiness is set per service name and never through the overall
+  // SetServingStatus(bool), which would also turn "liveness" off.
+  auto set_ready = [&](grpc::Server* s, bool ready) {
+    if (s == nullptr) return;
+    for (const char* name : {"", "rpsum.v1.Summarizer"}) {
+      s->GetHealthCheckService()->SetServingStatus(name, ready);
+    }
+  };
+  set_ready(health_server.get(), false);
 
   const int workers = std::max(1, absl::GetFlag(FLAGS_workers));
   std::vector<std::unique_ptr<model::Summarizer>> models;
@@ -210,6 +224,7 @@ int Main() {
   so.max_queue_delay = absl::Milliseconds(absl::GetFlag(FLAGS_max_queue_delay_ms));
   so.max_queue_requests = absl::GetFlag(FLAGS_max_queue_requests);
   so.max_queue_cost = absl::GetFlag(FLAGS_max_queue_cost);
+  metrics.SetQueueLimits(so.max_queue_requests, so.max_queue_cost);
   so.max_batch_cost = absl::GetFlag(FLAGS_max_batch_cost);
   so.seconds_per_cost = spc;
   std::vector<model::Summarizer*> worker_models;
@@ -239,8 +254,8 @@ int Main() {
                  absl::GetFlag(FLAGS_listen).c_str());
     return 2;
   }
-  server->GetHealthCheckService()->SetServingStatus(true);
-  if (health_server) health_server->GetHealthCheckService()->SetServingStatus(true);
+  set_ready(server.get(), true);
+  set_ready(health_server.get(), true);
   std::fprintf(stderr,
                "rpsum-server: serving on %s (%s%s), health on %s, metrics on http://%s/metrics\n",
                absl::GetFlag(FLAGS_listen).c_str(), tls ? "TLS" : "plaintext",
@@ -253,8 +268,8 @@ int Main() {
                absl::GetFlag(FLAGS_drain_timeout_s));
   const absl::Time drain_end = absl::Now() + absl::Seconds(absl::GetFlag(FLAGS_drain_timeout_s));
   metrics.SetDraining(true);
-  server->GetHealthCheckService()->SetServingStatus(false);
-  if (health_server) health_server->GetHealthCheckService()->SetServingStatus(false);
+  set_ready(server.get(), false);
+  set_ready(health_server.get(), false);
   service.StartDraining();
   scheduler.Shutdown(drain_end - absl::Now());  // queued work runs while time remains
   while (service.in_flight() > 0 && absl::Now() < drain_end) absl::SleepFor(absl::Milliseconds(10));

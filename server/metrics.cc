@@ -127,6 +127,10 @@ Metrics::Metrics(const BuildInfo& build)
           MakeGauge(*registry_, "rpsum_queue_cost_tokens", "Cost (token-equivalents) queued now.")),
       running_(MakeGauge(*registry_, "rpsum_running_requests", "Requests in a running batch.")),
       draining_(MakeGauge(*registry_, "rpsum_draining", "1 while the server drains.")),
+      queue_limit_requests_(MakeGauge(*registry_, "rpsum_queue_limit_requests",
+                                      "Requests the queue admits at most.")),
+      queue_limit_cost_(MakeGauge(*registry_, "rpsum_queue_limit_cost_tokens",
+                                  "Cost (token-equivalents) the queue admits at most.")),
       oom_(prometheus::BuildCounter()
                .Name("rpsum_oom_retries_total")
                .Help("Batches split in halves after running out of memory.")
@@ -156,6 +160,11 @@ void Metrics::OnPrepared(double seconds, int64_t tokens, int64_t clip_distance) 
 }
 
 void Metrics::SetDraining(bool draining) { draining_.Set(draining ? 1 : 0); }
+
+void Metrics::SetQueueLimits(int requests, int64_t cost) {
+  queue_limit_requests_.Set(requests);
+  queue_limit_cost_.Set(static_cast<double>(cost));
+}
 
 void Metrics::OnQueueChanged(int requests, int64_t cost) {
   queue_requests_.Set(requests);

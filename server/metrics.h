@@ -35,6 +35,9 @@ class Metrics : public SchedulerObserver {
   void OnFailure(const std::string& reason);
   void OnPrepared(double seconds, int64_t tokens, int64_t clip_distance);
   void SetDraining(bool draining);
+  // The admission limits (--max_queue_requests, --max_queue_cost), exported so that alerts and
+  // dashboards can show the queue as a fraction of what it may hold.
+  void SetQueueLimits(int requests, int64_t cost);
 
   // SchedulerObserver.
   void OnQueueChanged(int requests, int64_t cost) override;
@@ -59,6 +62,8 @@ class Metrics : public SchedulerObserver {
   prometheus::Gauge& queue_cost_;
   prometheus::Gauge& running_;
   prometheus::Gauge& draining_;
+  prometheus::Gauge& queue_limit_requests_;
+  prometheus::Gauge& queue_limit_cost_;
   prometheus::Counter& oom_;
 };
 

@@ -2,7 +2,9 @@
 # End to end: the real rpsum-server binary on the shipped model, scraped by a real Prometheus
 # server (Debian's package). Sends known traffic with the real rpsum client, then asks
 # Prometheus' HTTP API for rpsum_requests_total, checks the exposition with promtool, and
-# stops the server with SIGTERM (it must drain and exit 0).
+# stops the server with SIGTERM (it must drain and exit 0). Prometheus also loads our alert rules
+# (deploy/prometheus/rules.yml), which must evaluate without error, and every metric that the
+# rules, the HPA/adapter config and the Grafana dashboard name must be in the live scrape.
 #   prometheus_e2e.sh BUILD_DIR SOURCE_DIR        (exit 77: skipped)
 set -euo pipefail
 build=$1
@@ -35,6 +37,9 @@ pids+=($server_pid)
 cat >"$tmp/prometheus.yml" <<YAML
 global:
   scrape_interval: 1s
+  evaluation_interval: 1s
+rule_files:
+  - $src/deploy/prometheus/rules.yml
 scrape_configs:
   - job_name: rpsum
     static_configs:
@@ -74,6 +79,26 @@ if ! out=$(promtool check metrics <"$tmp/metrics.txt" 2>&1) || [ -n "$out" ]; th
   echo "FAIL: promtool check metrics:"; echo "$out"; exit 1
 fi
 echo "promtool check metrics: clean ($(grep -c '^rpsum_' "$tmp/metrics.txt") rpsum samples)"
+
+# Deploy assets name only metrics the server exports (and the checker catches one that is not).
+assets=("$src/deploy/prometheus/rules.yml" "$src/deploy/k8s/base/hpa.yaml"
+        "$src/deploy/k8s/base/prometheus-adapter-rules.yaml" "$src/deploy/grafana/rpsum-dashboard.json")
+/usr/bin/python3 "$src/tests/deploy/check_metric_names.py" "$tmp/metrics.txt" "${assets[@]}"
+echo 'expr: rate(rpsum_no_such_metric_total[5m])' >"$tmp/bogus.yml"
+if /usr/bin/python3 "$src/tests/deploy/check_metric_names.py" "$tmp/metrics.txt" "$tmp/bogus.yml" >/dev/null; then
+  echo "FAIL: the metric name checker accepted an unknown metric"; exit 1
+fi
+# Our alert and recording rules evaluate against real data without errors.
+rules_json=$(curl -s "http://$prom/api/v1/rules")
+echo "$rules_json" | /usr/bin/python3 -c '
+import json, sys
+groups = json.load(sys.stdin)["data"]["groups"]
+rules = [r for g in groups for r in g["rules"]]
+bad = [(r["name"], r.get("lastError")) for r in rules if r.get("health") not in ("ok", "unknown")]
+if not rules or bad:
+    sys.exit(f"FAIL: rules loaded={len(rules)} unhealthy={bad}")
+print(f"prometheus: {len(rules)} rules from deploy/prometheus/rules.yml loaded, none in error")
+'
 
 kill -TERM "$server_pid"
 rc=0; wait "$server_pid" || rc=$?
