@@ -1,0 +1,425 @@
+#!/usr/bin/python3
+"""The Python alternative to rpsum-server, for benchmarks: what a user would write instead.
+
+A gRPC server (Debian's python3-grpcio) speaking the same rpsum.v1 contract, running the same
+model with the same weights in PyTorch eager mode (Debian's python3-torch), loaded from our
+checkpoint format (config.json + weights.safetensors + tokenizer.model). One request at a time
+goes through the model (a lock), as in the typical Python service; no batching.
+
+Its preparation (line blocks, headings, ICU sentence rules with our abbreviation list,
+SentencePiece, features), model (relative-position attention with clip distance k, the same
+k policy, block-local attention past the threshold) and selection (score order, trigram
+blocking, word budget, headings last) follow design sections 2-4 so that it selects the same
+sentences as rpsum; `scripts/bench` checks that on the benchmark documents.
+
+usage: rpsum_py_server.py --model DIR --listen HOST:PORT [--threads N]
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+import threading
+import time
+from concurrent import futures
+
+import grpc
+import icu
+import sentencepiece
+import torch
+from grpc_tools import protoc
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "model", "reference"))
+import safetensors_np  # noqa: E402
+
+
+def load_proto():
+    """Generates the rpsum.v1 Python modules into a temporary folder and imports them."""
+    out = tempfile.mkdtemp(prefix="rpsum-py-proto-")
+    proto_root = os.path.join(ROOT, "proto")
+    rc = protoc.main(["protoc", f"-I{proto_root}", f"--python_out={out}", f"--grpc_python_out={out}",
+                      os.path.join(proto_root, "rpsum", "v1", "summarizer.proto")])
+    if rc != 0:
+        raise SystemExit("protoc failed")
+    sys.path.insert(0, out)
+    from rpsum.v1 import summarizer_pb2, summarizer_pb2_grpc  # noqa: E402
+    return summarizer_pb2, summarizer_pb2_grpc
+
+
+pb, pb_grpc = load_proto()
+
+# ---- preparation (design section 2) ----
+SPACE = b" \t\r\v\f"
+ABBREVIATIONS = {b"Dr.", b"Prof.", b"Sr.", b"Jr.", b"St.", b"Mt.", b"Gen.", b"Gov.", b"Rep.",
+                 b"Sen.", b"vs.", b"cf.", b"approx.", b"Fig.", b"Figs.", b"Eq.", b"Sec.", b"Ch.",
+                 b"No.", b"Nos.", b"Vol.", b"pp.", b"p.", b"al.", b"Inc.", b"Ltd.", b"Co.",
+                 b"Corp.", b"e.g.", b"i.e.", b"resp."}
+HEADING, SENTENCE, LIST_ITEM, TABLE_ROW = range(4)
+
+
+def trim(text, b, e):
+    while b < e and text[b] in SPACE:
+        b += 1
+    while e > b and text[e - 1] in SPACE:
+        e -= 1
+    return b, e
+
+
+def count_words(s):
+    return len(s.split())  # bytes.split() splits on ASCII whitespace incl. \n, like CountWords
+
+
+def is_list_item(line):
+    if len(line) >= 2 and line[0:1] in (b"-", b"*", b"+") and line[1:2] == b" ":
+        return True
+    if line.startswith("\u2022".encode()):
+        return True
+    i = 0
+    while i < len(line) and i < 4 and line[i:i + 1].isdigit():
+        i += 1
+    return i > 0 and i + 1 < len(line) and line[i:i + 1] in (b".", b")") and line[i + 1:i + 2] == b" "
+
+
+def ends_with_punctuation(line):
+    return bool(line) and (line[-1:] in (b".", b"!", b"?", b":", b";", b",", b")", b'"', b"'")
+                           or line[-1] >= 0x80)
+
+
+def ends_with_abbreviation(seg):
+    cut = max(seg.rfind(b" "), seg.rfind(b"\t"), seg.rfind(b"("))
+    last = seg[cut + 1:]
+    if len(last) == 2 and last[1:2] == b"." and last[0:1].isupper():
+        return True
+    return last in ABBREVIATIONS
+
+
+_local = threading.local()
+
+
+def sentence_iterator():
+    if not hasattr(_local, "it"):
+        _local.it = icu.BreakIterator.createSentenceInstance(icu.Locale("en@ss=standard"))
+    return _local.it
+
+
+def split_sentences(doc, b, e, kind, out):
+    seg_text = doc[b:e].decode("utf-8")
+    # ICU works in UTF-16 units: map them to byte offsets.
+    byte_at = [0]
+    for ch in seg_text:
+        n8 = len(ch.encode("utf-8"))
+        if ord(ch) > 0xFFFF:
+            byte_at.append(byte_at[-1] + n8)  # the low surrogate
+            byte_at.append(byte_at[-1])
+        else:
+            byte_at.append(byte_at[-1] + n8)
+    it = sentence_iterator()
+    it.setText(seg_text)
+    start = 0
+    for end in it:
+        ub, ue = trim(doc, b + byte_at[start], b + byte_at[end])
+        if ue < e and ends_with_abbreviation(doc[ub:ue]):
+            continue
+        if ub < ue:
+            out.append([ub, ue, kind, False])
+        start = end
+
+
+def split_units(doc):
+    units = []  # [begin, end, kind, paragraph_start]
+    new_paragraph = True
+    line_start = 0
+    while line_start <= len(doc):
+        line_end = doc.find(b"\n", line_start)
+        if line_end < 0:
+            line_end = len(doc)
+        b, e = trim(doc, line_start, line_end)
+        if b == e:
+            new_paragraph = True
+        else:
+            line = doc[b:e]
+            first = len(units)
+            if line[0:1] == b"|":
+                units.append([b, e, TABLE_ROW, False])
+            elif line[0:1] == b"#" or (not ends_with_punctuation(line) and count_words(line) <= 12
+                                       and not is_list_item(line)):
+                units.append([b, e, HEADING, False])
+                new_paragraph = True
+            else:
+                split_sentences(doc, b, e, LIST_ITEM if is_list_item(line) else SENTENCE, units)
+            if len(units) > first:
+                units[first][3] = new_paragraph or units[first][2] != SENTENCE
+                new_paragraph = units[first][2] == HEADING
+        line_start = line_end + 1
+    return units
+
+
+def alnum_words(text):
+    out, cur = [], bytearray()
+    for c in text.lower():
+        if (48 <= c <= 57) or (97 <= c <= 122) or (65 <= c <= 90):
+            cur.append(c)
+        elif cur:
+            out.append(bytes(cur))
+            cur = bytearray()
+    if cur:
+        out.append(bytes(cur))
+    return out
+
+
+class Invalid(Exception):
+    pass
+
+
+class Model:
+    def __init__(self, model_dir, threads):
+        torch.set_num_threads(threads)
+        torch.set_grad_enabled(False)
+        with open(os.path.join(model_dir, "config.json")) as f:
+            self.config = json.load(f)
+        arch = self.config["architecture"]
+        self.heads = arch["heads"]
+        self.token_layers = arch["token_layers"]
+        self.sentence_layers = arch["sentence_layers"]
+        self.max_k = arch["max_clip_distance"]
+        self.sentence_k = arch["sentence_clip_distance"]
+        self.att = self.config["attention"]
+        self.policy = self.config["clip_policy"]
+        self.max_pieces = self.config["tokenizer"]["max_tokens_per_sentence"]
+        weights, _ = safetensors_np.load(os.path.join(model_dir, self.config["weights"]["file"]))
+        self.w = {n: torch.from_numpy(a).float() for n, a in weights.items()}
+        self.sp = sentencepiece.SentencePieceProcessor(
+            model_file=os.path.join(model_dir, self.config["tokenizer"]["file"]))
+        self.marker = self.sp.bos_id()
+        self.pad = self.sp.pad_id()
+        self.sha = ""
+
+    def pick_k(self, length, override):
+        p = self.policy
+        if override > 0:
+            k = override
+        elif p.get("fixed", 0) > 0:
+            k = p["fixed"]
+        else:
+            target = min(max(length // max(p["ratio"], 1), p["min"]), p["max"])
+            k = p["buckets"][0] if p["buckets"] else target
+            for b in p["buckets"]:
+                if b <= target:
+                    k = max(k, b)
+        return min(max(k, 1), self.max_k)
+
+    # ---- the model (design section 3), efficient relative attention ----
+    @staticmethod
+    def attention(q, k, v, a_k, a_v, clip, valid, window):
+        """q, k, v [1, H, L, d]; a_k, a_v [2K+1, d]; valid [L] bool; window None or w."""
+        _, h, length, d = q.shape
+        big_k = (a_k.shape[0] - 1) // 2
+        scale = 1.0 / math.sqrt(d)
+        if window is None or length <= window:
+            pos = torch.arange(length)
+            idx = (pos[None, :] - pos[:, None]).clamp(-clip, clip) + big_k  # [L, L]
+            e = q @ k.transpose(-1, -2)
+            e += torch.gather(q @ a_k.T, -1, idx.expand(1, h, length, length))
+            e *= scale
+            e.masked_fill_(~valid[None, None, None, :], -1e30)
+            a = torch.softmax(e, dim=-1)
+            buckets = torch.zeros(1, h, length, a_k.shape[0]).scatter_add_(
+                -1, idx.expand(1, h, length, length), a)
+            return a @ v + buckets @ a_v
+        w = window
+        nb = (length + w - 1) // w
+        pad = nb * w - length
+
+        def blocks(x):  # [1, H, L, d] -> [1, H, nb, w, d] and keys [1, H, nb, 3w, d]
+            x = torch.nn.functional.pad(x, (0, 0, w, pad + w))
+            mid = x[:, :, w:w + nb * w].reshape(1, h, nb, w, d)
+            prev = x[:, :, 0:nb * w].reshape(1, h, nb, w, d)
+            nxt = x[:, :, 2 * w:2 * w + nb * w].reshape(1, h, nb, w, d)
+            return mid, torch.cat([prev, mid, nxt], dim=3)
+
+        qb, _ = blocks(q)
+        _, kb = blocks(k)
+        _, vb = blocks(v)
+        vpad = torch.nn.functional.pad(valid, (w, pad + w))
+        kvalid = torch.cat([vpad[0:nb * w].view(nb, w), vpad[w:w + nb * w].view(nb, w),
+                            vpad[2 * w:2 * w + nb * w].view(nb, w)], dim=1)  # [nb, 3w]
+        rel = torch.arange(3 * w)[None, :] - w - torch.arange(w)[:, None]  # [w, 3w]
+        idx = rel.clamp(-clip, clip) + big_k
+        allowed = (rel.abs() <= w)[None] & kvalid[:, None, :]  # [nb, w, 3w]
+        shape = (1, h, nb, w, 3 * w)
+        e = qb @ kb.transpose(-1, -2)
+        e += torch.gather(qb @ a_k.T, -1, idx.expand(shape))
+        e *= scale
+        e.masked_fill_(~allowed[None, None], -1e30)
+        a = torch.softmax(e, dim=-1)
+        buckets = torch.zeros(1, h, nb, w, a_k.shape[0]).scatter_add_(-1, idx.expand(shape), a)
+        z = a @ vb + buckets @ a_v
+        return z.reshape(1, h, nb * w, d)[:, :, :length]
+
+    def layer(self, x, valid, prefix, clip, window):
+        w = self.w
+        _, length, hidden = x.shape
+        dh = hidden // self.heads
+        ln = torch.nn.functional.layer_norm
+        lin = torch.nn.functional.linear
+        hx = ln(x, (hidden,), w[prefix + ".ln1.weight"], w[prefix + ".ln1.bias"])
+        qkv = lin(hx, w[prefix + ".attn.qkv.weight"], w[prefix + ".attn.qkv.bias"])
+        qkv = qkv.view(1, length, 3, self.heads, dh).permute(2, 0, 3, 1, 4)
+        z = self.attention(qkv[0], qkv[1], qkv[2], w[prefix + ".attn.rel_k"],
+                           w[prefix + ".attn.rel_v"], clip, valid, window)
+        x = x + lin(z.transpose(1, 2).reshape(1, length, hidden), w[prefix + ".attn.out.weight"],
+                    w[prefix + ".attn.out.bias"])
+        hx = ln(x, (hidden,), w[prefix + ".ln2.weight"], w[prefix + ".ln2.bias"])
+        f = torch.nn.functional.gelu(lin(hx, w[prefix + ".ff1.weight"], w[prefix + ".ff1.bias"]))
+        return x + lin(f, w[prefix + ".ff2.weight"], w[prefix + ".ff2.bias"])
+
+    def score(self, tokens, unit_pos, features, token_k):
+        w = self.w
+        length, s = len(tokens), len(unit_pos)
+        x = w["embed.weight"][torch.tensor(tokens)][None]
+        valid = torch.ones(length, dtype=torch.bool)
+        window = self.att["local_window"] if length > self.att["local_threshold"] else None
+        for i in range(self.token_layers):
+            x = self.layer(x, valid, f"token_layers.{i}", token_k, window)
+        hidden = x.shape[-1]
+        x = torch.nn.functional.layer_norm(x, (hidden,), w["token_norm.weight"], w["token_norm.bias"])
+        sv = x[:, torch.tensor(unit_pos)]
+        if "feature_proj.weight" in w:
+            sv = sv + torch.nn.functional.linear(torch.tensor(features)[None],
+                                                 w["feature_proj.weight"], w["feature_proj.bias"])
+        svalid = torch.ones(s, dtype=torch.bool)
+        swindow = (self.att["sentence_local_window"]
+                   if s > self.att["sentence_local_threshold"] else None)
+        for i in range(self.sentence_layers):
+            sv = self.layer(sv, svalid, f"sentence_layers.{i}", self.sentence_k, swindow)
+        sv = torch.nn.functional.layer_norm(sv, (hidden,), w["sentence_norm.weight"],
+                                            w["sentence_norm.bias"])
+        logits = torch.nn.functional.linear(sv, w["head.weight"], w["head.bias"])[0, :, 0]
+        return torch.sigmoid(logits).tolist()
+
+
+def trigrams(text):
+    t = alnum_words(text)
+    return {tuple(t[i:i + 3]) for i in range(len(t) - 2)}
+
+
+class Servicer(pb_grpc.SummarizerServicer):
+    MAX_BYTES, MAX_TOKENS, MAX_SENTENCES = 5 << 20, 32768, 4096
+
+    def __init__(self, model):
+        self.model = model
+        self.lock = threading.Lock()
+
+    def prepare(self, req):
+        if req.WhichOneof("input") != "document":
+            raise Invalid("this server takes documents only")
+        doc = req.document
+        if not doc:
+            raise Invalid("document is empty")
+        if len(doc) > self.MAX_BYTES:
+            raise Invalid(f"document is {len(doc)} bytes; the limit is {self.MAX_BYTES}")
+        try:
+            doc.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise Invalid(f"document is not valid UTF-8 at byte offset {e.start}")
+        units = split_units(doc)
+        if not units:
+            raise Invalid("document is empty: it holds only whitespace")
+        m = self.model
+        texts = [doc[u[0]:u[1]] for u in units]
+        pieces = [m.sp.encode(t.decode("utf-8"))[:m.max_pieces] for t in texts]
+        total = sum(1 + len(p) for p in pieces)
+        if total > self.MAX_TOKENS or len(units) > self.MAX_SENTENCES:
+            raise Invalid(f"input is {total} tokens / {len(units)} sentences: over the limits")
+        title_words = set(alnum_words(req.title))
+        tokens, unit_pos, features = [], [], []
+        n = len(units)
+        for i, (u, p) in enumerate(zip(units, pieces)):
+            unit_pos.append(len(tokens))
+            tokens.append(m.marker)
+            tokens.extend(p)
+            words = count_words(texts[i])
+            overlap = 0.0
+            if title_words:
+                ws = alnum_words(texts[i])
+                overlap = sum(x in title_words for x in ws) / len(ws) if ws else 0.0
+            features.append([i / n, float(u[2] == HEADING), float(u[2] == LIST_ITEM),
+                              float(words < 4), overlap, float(u[3])])
+        return doc, units, texts, tokens, unit_pos, features
+
+    def Summarize(self, req, context):
+        start = time.perf_counter()
+        try:
+            doc, units, texts, tokens, unit_pos, features = self.prepare(req)
+        except Invalid as e:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+        k = self.model.pick_k(len(tokens), req.clip_distance)
+        t0 = time.perf_counter()
+        with self.lock:
+            scores = self.model.score(tokens, unit_pos, features, k)
+        t1 = time.perf_counter()
+        words = [count_words(t) for t in texts]
+        budget = req.WhichOneof("budget")
+        by_words = budget != "max_sentences"
+        limit = {"max_words": req.max_words, "max_sentences": req.max_sentences,
+                 "ratio": max(1.0, req.ratio * sum(words))}.get(budget, 100)
+        ranked = list(scores)
+        any_content = any(u[2] != HEADING for u in units)
+        if any_content:
+            ranked = [-1.0 if u[2] == HEADING else s for u, s in zip(units, scores)]
+        order = sorted(range(len(units)), key=lambda i: -ranked[i])  # stable
+        chosen, seen, used = [], set(), 0
+        for i in order:
+            if not by_words and len(chosen) >= limit:
+                break
+            if by_words and used >= limit:
+                break
+            tri = set()
+            if not req.keep_redundant:
+                tri = trigrams(texts[i])
+                if tri & seen:
+                    continue
+            if by_words and chosen and used + words[i] > limit:
+                continue
+            chosen.append(i)
+            used += words[i]
+            seen |= tri
+        chosen = sorted(i for i in chosen if not (any_content and ranked[i] < 0))
+        resp = pb.SummarizeResponse()
+        for i in chosen:
+            s = resp.sentences.add()
+            s.index, s.begin, s.end, s.score = i, units[i][0], units[i][1], scores[i]
+            s.text = texts[i].decode("utf-8")
+        resp.summary = "\n".join(texts[i].decode("utf-8") for i in chosen)
+        resp.input_tokens, resp.input_sentences, resp.clip_distance = len(tokens), len(units), k
+        resp.model.name = self.model.config["name"]
+        resp.model.version = self.model.config["version"]
+        resp.timings.prepare_us = int((t0 - start) * 1e6)
+        resp.timings.inference_us = int((t1 - t0) * 1e6)
+        resp.timings.total_us = int((time.perf_counter() - start) * 1e6)
+        return resp
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default=os.path.join(ROOT, "models", "rpsum-ext"))
+    ap.add_argument("--listen", default="127.0.0.1:50061")
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--workers", type=int, default=16, help="gRPC handler threads")
+    args = ap.parse_args()
+    model = Model(args.model, args.threads)
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=args.workers),
+                         options=[("grpc.max_receive_message_length", 8 << 20)])
+    pb_grpc.add_SummarizerServicer_to_server(Servicer(model), server)
+    server.add_insecure_port(args.listen)
+    server.start()
+    print(f"rpsum_py_server: serving on {args.listen} (torch {torch.__version__}, "
+          f"{torch.get_num_threads()} threads)", file=sys.stderr, flush=True)
+    server.wait_for_termination()
+
+
+if __name__ == "__main__":
+    main()
