@@ -140,7 +140,9 @@ int Run() {
       const int32_t words = model::CountWords(r.document);
       if (words > absl::GetFlag(FLAGS_max_doc_words)) continue;
       docs.push_back(r.document);
-      if (absl::GetFlag(FLAGS_docs) > 0 && static_cast<int>(docs.size()) >= absl::GetFlag(FLAGS_docs)) break;
+      if (absl::GetFlag(FLAGS_docs) > 0 &&
+          static_cast<int>(docs.size()) >= absl::GetFlag(FLAGS_docs))
+        break;
     }
   }
   if (docs.empty()) return std::fprintf(stderr, "bench-load: no documents\n"), 2;
@@ -202,9 +204,8 @@ int Run() {
     for (int i = 0; i < absl::GetFlag(FLAGS_warmup); ++i) {
       (void)client.Summarize(docs[static_cast<size_t>(i) % docs.size()], so);
     }
-    const std::string before = absl::GetFlag(FLAGS_metrics).empty()
-                                   ? ""
-                                   : Scrape(absl::GetFlag(FLAGS_metrics));
+    const std::string before =
+        absl::GetFlag(FLAGS_metrics).empty() ? "" : Scrape(absl::GetFlag(FLAGS_metrics));
     const int max_requests = absl::GetFlag(FLAGS_requests);
     const absl::Duration max_duration = absl::Seconds(absl::GetFlag(FLAGS_duration_s));
     std::atomic<int> next{0};

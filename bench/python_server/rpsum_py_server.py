@@ -212,8 +212,25 @@ class Model:
         return min(max(k, 1), self.max_k)
 
     # ---- the model (design section 3), efficient relative attention ----
+    dense = False  # --attention dense: the textbook form, tables aK[r(i, j)] materialized
+
     @staticmethod
-    def attention(q, k, v, a_k, a_v, clip, valid, window):
+    def relative(q, a, idx, shape, dense):
+        """sum_d q . aK[idx] as [.., n, m]: by gather from q aK^T, or from dense tables."""
+        if dense:
+            return torch.einsum("...id,ijd->...ij", q, a[idx])
+        return torch.gather(q @ a.T, -1, idx.expand(shape))
+
+    @staticmethod
+    def relative_values(p, a, idx, shape, dense):
+        """sum_j p_ij aV[idx_ij]: by scatter into 2K+1 buckets, or from dense tables."""
+        if dense:
+            return torch.einsum("...ij,ijd->...id", p, a[idx])
+        buckets = torch.zeros(shape[:-1] + (a.shape[0],)).scatter_add_(-1, idx.expand(shape), p)
+        return buckets @ a
+
+    @classmethod
+    def attention(cls, q, k, v, a_k, a_v, clip, valid, window):
         """q, k, v [1, H, L, d]; a_k, a_v [2K+1, d]; valid [L] bool; window None or w."""
         _, h, length, d = q.shape
         big_k = (a_k.shape[0] - 1) // 2
@@ -221,14 +238,13 @@ class Model:
         if window is None or length <= window:
             pos = torch.arange(length)
             idx = (pos[None, :] - pos[:, None]).clamp(-clip, clip) + big_k  # [L, L]
+            shape = (1, h, length, length)
             e = q @ k.transpose(-1, -2)
-            e += torch.gather(q @ a_k.T, -1, idx.expand(1, h, length, length))
+            e += cls.relative(q, a_k, idx, shape, cls.dense)
             e *= scale
             e.masked_fill_(~valid[None, None, None, :], -1e30)
             a = torch.softmax(e, dim=-1)
-            buckets = torch.zeros(1, h, length, a_k.shape[0]).scatter_add_(
-                -1, idx.expand(1, h, length, length), a)
-            return a @ v + buckets @ a_v
+            return a @ v + cls.relative_values(a, a_v, idx, shape, cls.dense)
         w = window
         nb = (length + w - 1) // w
         pad = nb * w - length
@@ -251,12 +267,11 @@ class Model:
         allowed = (rel.abs() <= w)[None] & kvalid[:, None, :]  # [nb, w, 3w]
         shape = (1, h, nb, w, 3 * w)
         e = qb @ kb.transpose(-1, -2)
-        e += torch.gather(qb @ a_k.T, -1, idx.expand(shape))
+        e += cls.relative(qb, a_k, idx, shape, cls.dense)
         e *= scale
         e.masked_fill_(~allowed[None, None], -1e30)
         a = torch.softmax(e, dim=-1)
-        buckets = torch.zeros(1, h, nb, w, a_k.shape[0]).scatter_add_(-1, idx.expand(shape), a)
-        z = a @ vb + buckets @ a_v
+        z = a @ vb + cls.relative_values(a, a_v, idx, shape, cls.dense)
         return z.reshape(1, h, nb * w, d)[:, :, :length]
 
     def layer(self, x, valid, prefix, clip, window):
@@ -409,7 +424,10 @@ def main():
     ap.add_argument("--listen", default="127.0.0.1:50061")
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--workers", type=int, default=16, help="gRPC handler threads")
+    ap.add_argument("--attention", choices=["gather", "dense"], default="gather",
+                    help="relative terms by gather/scatter (default) or dense tables")
     args = ap.parse_args()
+    Model.dense = args.attention == "dense"
     model = Model(args.model, args.threads)
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=args.workers),
                          options=[("grpc.max_receive_message_length", 8 << 20)])
@@ -417,7 +435,8 @@ def main():
     server.add_insecure_port(args.listen)
     server.start()
     print(f"rpsum_py_server: serving on {args.listen} (torch {torch.__version__}, "
-          f"{torch.get_num_threads()} threads)", file=sys.stderr, flush=True)
+          f"{torch.get_num_threads()} threads, {args.attention} attention)", file=sys.stderr,
+          flush=True)
     server.wait_for_termination()
 
 

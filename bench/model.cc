@@ -1,0 +1,226 @@
+// bench-model: the whole model's forward (the shipped shape: 3 token layers and 2 sentence
+// layers of d=192, 4 heads) by document length, 1k to 32k tokens: block-local attention past
+// the threshold (what the server runs) against full attention, the dynamic clip distance (the
+// shipped policy: k=16 at these lengths) against a fixed k=256 (the table's maximum). Reports
+// time (median), peak RSS, the forward's counted FLOPs per second against the sgemm peak
+// measured in the same run with the same threads, and the exponent of time vs length past the
+// local-attention threshold (least squares on log-log). Each case runs in a child process
+// (this binary re-executed) so that its peak RSS is its own.
+//   bench-model [--runs 3] [--threads 2] [--out bench/results]
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <c10/core/InferenceMode.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "model/encoder.h"
+#include "nlohmann/json.hpp"
+
+namespace rpsum::bench {
+namespace {
+
+constexpr int64_t kHidden = 192, kHeads = 4, kFfn = 768, kTokenLayers = 3, kSentenceLayers = 2;
+constexpr int64_t kLocalThreshold = 1024, kWindow = 256, kSentenceWindow = 128;
+constexpr int64_t kTokensPerUnit = 25;
+
+long PeakRssKb() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::atol(line.c_str() + 6);
+  }
+  return 0;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// FLOPs of one encoder layer over n positions: projections and FFN, plus attention over
+// `keys` keys per query (all n, or the 3w block neighbourhood of the local kernel), plus the
+// relative terms (q . aK over 2k+1 buckets, buckets . aV).
+double LayerFlops(double n, double keys, double k) {
+  const double d = kHidden;
+  const double linear = 2 * n * (d * 3 * d + d * d + 2 * d * kFfn);
+  const double attention = 2 * 2 * n * keys * d;
+  const double relative = 2 * 2 * n * (2 * k + 1) * d;
+  return linear + attention + relative;
+}
+
+double ForwardFlops(int64_t l, bool local, int64_t k) {
+  const int64_t s = std::max<int64_t>(1, l / kTokensPerUnit);
+  const double token_keys = local && l > kLocalThreshold ? std::min<double>(3 * kWindow, l) : l;
+  const double sent_keys =
+      local && s > kLocalThreshold ? std::min<double>(3 * kSentenceWindow, s) : s;
+  return kTokenLayers * LayerFlops(l, token_keys, k) +
+         kSentenceLayers * LayerFlops(s, sent_keys, 16);
+}
+
+// Child: prints "seconds rss_kb".
+int Child(const std::string& kind, int64_t l, int64_t k, int runs, int threads) {
+  at::set_num_threads(threads);
+  at::manual_seed(1);
+  c10::InferenceMode guard;
+  const long base = PeakRssKb();
+  std::vector<double> times;
+  if (kind == "sgemm") {
+    const at::Tensor a = at::randn({l, l}), b = at::randn({l, l});
+    for (int r = 0; r <= runs; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      at::Tensor c = at::mm(a, b);
+      const double dt =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (r > 0) times.push_back(dt);
+    }
+  } else {
+    model::Architecture a;
+    a.vocab_size = 8000;
+    a.hidden_size = kHidden;
+    a.heads = kHeads;
+    a.ffn_size = kFfn;
+    a.token_layers = kTokenLayers;
+    a.sentence_layers = kSentenceLayers;
+    a.max_clip_distance = 256;
+    a.num_features = 6;
+    model::ExtractiveScorer m(a);
+    m->eval();
+    model::ModelBatch b;
+    b.tokens = at::randint(4, 8000, {1, l}, at::kLong);
+    b.token_valid = at::ones({1, l}, at::kBool);
+    const int64_t s = std::max<int64_t>(1, l / kTokensPerUnit);
+    b.sentence_pos = (at::arange(s, at::kLong) * kTokensPerUnit).view({1, s});
+    b.sentence_valid = at::ones({1, s}, at::kBool);
+    b.features = at::rand({1, s, 6});
+    const bool local = kind == "local";
+    const model::AttentionPlan tp{std::vector<int64_t>(kHeads, k), local && l > kLocalThreshold,
+                                  kWindow, model::AttentionImpl::kAuto};
+    const model::AttentionPlan sp{std::vector<int64_t>(kHeads, 16), local && s > kLocalThreshold,
+                                  kSentenceWindow, model::AttentionImpl::kAuto};
+    for (int r = 0; r <= runs; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      at::Tensor out = m->forward(b, tp, sp);
+      const double dt =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (r > 0) times.push_back(dt);  // the first run warms up
+    }
+  }
+  std::printf("%.6f %ld\n", Median(times), PeakRssKb() - base);
+  return 0;
+}
+
+struct Result {
+  double seconds = -1;
+  long rss_kb = -1;
+};
+
+Result RunChild(const char* self, const std::string& kind, int64_t l, int64_t k, int runs,
+                int threads) {
+  const std::string cmd = std::string(self) + " --child " + kind + " " + std::to_string(l) + " " +
+                          std::to_string(k) + " " + std::to_string(runs) + " " +
+                          std::to_string(threads);
+  FILE* p = popen(cmd.c_str(), "r");
+  Result r;
+  if (p == nullptr) return r;
+  if (std::fscanf(p, "%lf %ld", &r.seconds, &r.rss_kb) != 2) r = Result();
+  pclose(p);
+  return r;
+}
+
+int Parent(const char* self, int runs, int threads, const std::string& out_dir) {
+  nlohmann::json out;
+  out["runs"] = runs;
+  out["threads"] = threads;
+  const Result gemm = RunChild(self, "sgemm", 2048, 0, 5, threads);
+  const double peak = 2.0 * 2048 * 2048 * 2048 / gemm.seconds;
+  out["sgemm_2048_gflops"] = peak / 1e9;
+  std::fprintf(stderr, "sgemm 2048^3: %.1f GFLOP/s\n", peak / 1e9);
+  std::ostringstream md;
+  md << "## Whole model forward by length (" << threads << " threads, median of " << runs
+     << "; sgemm peak in this run: " << static_cast<int>(peak / 1e9) << " GFLOP/s)\n\n"
+     << "| tokens | attention | k | ms | tokens/s | peak RSS MB | GFLOP | GFLOP/s | of sgemm peak "
+        "|\n"
+     << "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  struct Case {
+    int64_t l;
+    const char* kind;
+    int64_t k;
+  };
+  std::vector<Case> cases;
+  for (int64_t l : {1024, 2048, 4096, 8192, 16384, 32768}) cases.push_back({l, "local", 16});
+  for (int64_t l : {2048, 4096, 8192}) cases.push_back({l, "full", 16});
+  for (int64_t l : {4096, 16384}) cases.push_back({l, "local", 256});
+  std::vector<double> xs, ys;
+  for (const Case& c : cases) {
+    const int r_runs = c.l >= 16384 ? std::max(1, runs / 2) : runs;
+    const Result r = RunChild(self, c.kind, c.l, c.k, r_runs, threads);
+    const double flops = ForwardFlops(c.l, std::string(c.kind) == "local", c.k);
+    const std::string key = std::to_string(c.l) + "/" + c.kind + "/k" + std::to_string(c.k);
+    out["cases"][key] = {{"tokens", c.l},
+                         {"attention", c.kind},
+                         {"k", c.k},
+                         {"seconds", r.seconds},
+                         {"peak_rss_mb", r.rss_kb / 1024.0},
+                         {"gflop", flops / 1e9},
+                         {"gflops", flops / r.seconds / 1e9},
+                         {"of_peak", flops / r.seconds / peak}};
+    std::fprintf(stderr, "%s: %.1f ms, %.0f MB, %.1f GFLOP/s\n", key.c_str(), 1000 * r.seconds,
+                 r.rss_kb / 1024.0, flops / r.seconds / 1e9);
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "| %lld | %s | %lld | %.0f | %.0f | %.0f | %.1f | %.1f | %.0f%% |\n",
+                  static_cast<long long>(c.l), c.kind, static_cast<long long>(c.k),
+                  1000 * r.seconds, c.l / r.seconds, r.rss_kb / 1024.0, flops / 1e9,
+                  flops / r.seconds / 1e9, 100 * flops / r.seconds / peak);
+    md << line;
+    if (std::string(c.kind) == "local" && c.k == 16 && c.l > kLocalThreshold) {
+      xs.push_back(std::log(static_cast<double>(c.l)));
+      ys.push_back(std::log(r.seconds));
+    }
+  }
+  // Least-squares slope of log(time) on log(length), local attention, 2k..32k tokens.
+  double mx = 0, my = 0;
+  for (size_t i = 0; i < xs.size(); ++i) mx += xs[i] / xs.size(), my += ys[i] / xs.size();
+  double sxy = 0, sxx = 0;
+  for (size_t i = 0; i < xs.size(); ++i)
+    sxy += (xs[i] - mx) * (ys[i] - my), sxx += (xs[i] - mx) * (xs[i] - mx);
+  const double exponent = sxx > 0 ? sxy / sxx : 0;
+  out["exponent_local_2k_32k"] = exponent;
+  char tail[200];
+  std::snprintf(tail, sizeof tail,
+                "\nTime vs length past the local threshold (2k-32k tokens): exponent %.3f "
+                "(least squares on log-log).\n",
+                exponent);
+  md << tail;
+  std::printf("%s", md.str().c_str());
+  std::ofstream(out_dir + "/model.json") << out.dump(2) << "\n";
+  std::ofstream(out_dir + "/model.md") << md.str();
+  return 0;
+}
+
+}  // namespace
+}  // namespace rpsum::bench
+
+int main(int argc, char** argv) {
+  if (argc >= 7 && std::strcmp(argv[1], "--child") == 0) {
+    return rpsum::bench::Child(argv[2], std::atoll(argv[3]), std::atoll(argv[4]),
+                               std::atoi(argv[5]), std::atoi(argv[6]));
+  }
+  int runs = 3, threads = 2;
+  std::string out = "bench/results";
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--runs") == 0) runs = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--threads") == 0) threads = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--out") == 0) out = argv[i + 1];
+  }
+  return rpsum::bench::Parent(argv[0], runs, threads, out);
+}
