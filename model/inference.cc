@@ -5,11 +5,40 @@
 #include <c10/util/Exception.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <functional>
+#include <mutex>
 
 #include "absl/strings/str_cat.h"
 
 namespace rpsum::model {
+namespace {
+
+std::mutex fault_mu;
+std::function<void(size_t)>* fault_hook = nullptr;  // guarded by fault_mu
+std::atomic<bool> fault_hook_set{false};
+
+void RunFaultHook(size_t batch_size) {
+  if (!fault_hook_set.load(std::memory_order_acquire)) return;
+  std::function<void(size_t)> hook;
+  {
+    std::lock_guard<std::mutex> lock(fault_mu);
+    if (fault_hook != nullptr) hook = *fault_hook;
+  }
+  if (hook) hook(batch_size);
+}
+
+}  // namespace
+
+void SetModelFaultHookForTesting(std::function<void(size_t batch_size)> hook) {
+  std::lock_guard<std::mutex> lock(fault_mu);
+  delete fault_hook;
+  fault_hook = hook ? new std::function<void(size_t)>(std::move(hook)) : nullptr;
+  fault_hook_set.store(fault_hook != nullptr, std::memory_order_release);
+}
+
+void ThrowModelErrorForTesting(const std::string& message) { TORCH_CHECK(false, message); }
 
 int64_t PickClipDistance(const ModelConfig& config, int64_t tokens, int64_t override_k) {
   const int64_t k = override_k > 0 ? override_k : config.clip_policy.Pick(tokens);
@@ -84,6 +113,7 @@ absl::StatusOr<std::vector<std::vector<float>>> ScoreDocuments(
   if (docs.empty()) return std::vector<std::vector<float>>{};
   try {
     c10::InferenceMode guard;
+    RunFaultHook(docs.size());
     const at::Device device = checkpoint.scorer->parameters().front().device();
     const ModelBatch batch = MakeBatch(docs, pad_id, device);
     const AttentionPlan tp = TokenPlan(checkpoint.config, batch.tokens.size(1), k);

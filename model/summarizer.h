@@ -5,6 +5,7 @@
 #define RPSUM_MODEL_SUMMARIZER_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +46,16 @@ class Summarizer {
 absl::StatusOr<std::unique_ptr<Summarizer>> LoadTorchSummarizer(const std::string& dir,
                                                                 const std::string& device,
                                                                 int threads);
+
+// Test-only fault injection in the real model path: while set, `hook` runs inside the model's
+// exception boundary before every forward pass, with the batch size, on the worker thread. It
+// may throw what LibTorch throws (see ThrowModelErrorForTesting), which the model turns into a
+// status like any real failure: a message containing "out of memory" becomes
+// ResourceExhausted (the scheduler then splits the batch), anything else Internal. Pass an
+// empty function to clear. Thread-safe.
+void SetModelFaultHookForTesting(std::function<void(size_t batch_size)> hook);
+// Throws the exception LibTorch throws on failure (c10::Error) with `message`.
+[[noreturn]] void ThrowModelErrorForTesting(const std::string& message);
 
 // The attention work of one document of `tokens` tokens in cost units (token-equivalents):
 // tokens plus the attention-score elements divided by 256 (tokens x span, where the span is

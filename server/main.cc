@@ -41,10 +41,15 @@ ABSL_FLAG(std::string, device, "auto", "auto, cpu, cuda or cuda:N");
 ABSL_FLAG(int, threads, 0, "LibTorch intra-op threads (0: one per core)");
 ABSL_FLAG(int, workers, 1, "inference workers (each holds its own copy of the model)");
 ABSL_FLAG(int, prepare_threads, 2, "threads that split and tokenize documents");
-ABSL_FLAG(int, max_batch_size, 8, "requests per batch at most (1: no batching)");
+ABSL_FLAG(int, max_batch_size, 0,
+          "requests per batch at most (1: no batching; 0: 1 on CPU, 8 on CUDA; on CPU batching "
+          "costs throughput, see docs/benchmarks.md)");
 ABSL_FLAG(int, max_queue_delay_ms, 5, "longest a request waits for others to batch with");
 ABSL_FLAG(int, max_queue_requests, 256, "queued requests at most (then RESOURCE_EXHAUSTED)");
 ABSL_FLAG(int64_t, max_queue_cost, 64 << 20, "queued cost units at most");
+ABSL_FLAG(int, max_queue_wait_ms, 0,
+          "refuse new requests (RESOURCE_EXHAUSTED) when the queued work is predicted to take "
+          "longer than this; 0: no time cap");
 ABSL_FLAG(int64_t, max_batch_cost, 1 << 20, "cost units per batch at most (padded)");
 ABSL_FLAG(uint64_t, max_document_bytes, 5u << 20, "largest document accepted, in bytes");
 ABSL_FLAG(int64_t, max_input_tokens, 32768, "tokens per request at most (see truncation)");
@@ -220,10 +225,16 @@ int Main() {
   }
 
   SchedulerOptions so;
-  so.max_batch_size = std::max(1, absl::GetFlag(FLAGS_max_batch_size));
+  // Measured (docs/benchmarks.md): on CPU a batch of mixed-length documents runs slower than
+  // its requests one after another (padding, and the 5 ms batching wait on short requests),
+  // so batching is on by default only on an accelerator.
+  const bool on_cpu = primary->description().device == "cpu";
+  so.max_batch_size = absl::GetFlag(FLAGS_max_batch_size) > 0 ? absl::GetFlag(FLAGS_max_batch_size)
+                                                              : (on_cpu ? 1 : 8);
   so.max_queue_delay = absl::Milliseconds(absl::GetFlag(FLAGS_max_queue_delay_ms));
   so.max_queue_requests = absl::GetFlag(FLAGS_max_queue_requests);
   so.max_queue_cost = absl::GetFlag(FLAGS_max_queue_cost);
+  so.max_queue_wait = absl::Milliseconds(absl::GetFlag(FLAGS_max_queue_wait_ms));
   metrics.SetQueueLimits(so.max_queue_requests, so.max_queue_cost);
   so.max_batch_cost = absl::GetFlag(FLAGS_max_batch_cost);
   so.seconds_per_cost = spc;

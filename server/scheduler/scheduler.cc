@@ -65,6 +65,14 @@ absl::Status Scheduler::Submit(Job job) {
                      job.cost, " (max_queue_cost ", options_.max_queue_cost, "); retry in about ",
                      absl::ToInt64Milliseconds(wait) + 1, " ms"));
   }
+  if (options_.seconds_per_cost > 0 && options_.max_queue_wait > absl::ZeroDuration() &&
+      !queue_.empty() && wait > options_.max_queue_wait) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("overloaded: the queued work takes about ", absl::ToInt64Milliseconds(wait),
+                     " ms (max_queue_wait ", absl::ToInt64Milliseconds(options_.max_queue_wait),
+                     " ms); retry in about ",
+                     absl::ToInt64Milliseconds(wait - options_.max_queue_wait) + 1, " ms"));
+  }
   if (options_.seconds_per_cost > 0 && job.deadline != absl::InfiniteFuture()) {
     const absl::Duration predicted = wait + PredictedInference(job.cost);
     if (now + predicted > job.deadline) {

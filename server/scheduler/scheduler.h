@@ -31,6 +31,10 @@ struct SchedulerOptions {
   // Admission caps: Submit answers ResourceExhausted beyond them.
   int max_queue_requests = 256;
   int64_t max_queue_cost = 64 << 20;
+  // Admission by time: refuse (ResourceExhausted) a request when the queued work ahead of it
+  // is predicted to take longer than this (needs seconds_per_cost; zero: no such cap). Bounds
+  // the latency of admitted requests under overload, whatever the mix of lengths.
+  absl::Duration max_queue_wait = absl::ZeroDuration();
   // Requests batch together only if their lengths are within this ratio.
   double max_length_ratio = 2.0;
   // Measured model speed (seconds per cost unit on one worker) for predictions; 0: unknown,

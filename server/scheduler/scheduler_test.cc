@@ -225,6 +225,29 @@ TEST_F(SchedulerTest, QueueCapsRejectWithResourceExhausted) {
   model_.Unblock();
 }
 
+TEST_F(SchedulerTest, MaxQueueWaitShedsWhenQueuedWorkTakesTooLong) {
+  SchedulerOptions o = NoDelay(1);
+  o.seconds_per_cost = 0.001;  // 1 ms per cost unit
+  o.max_queue_wait = absl::Milliseconds(250);
+  auto s = Make(o);
+  model_.Block();
+  // Admitted while the queued work ahead is <= 250 ms: 0, 100, 200 ms (and the first job may
+  // already be running, off the queue): the 4th or 5th job is shed.
+  int admitted = 0;
+  absl::Status shed;
+  for (int i = 0; i < 10 && shed.ok(); ++i) {
+    shed = s->Submit(MakeJob(100));
+    admitted += shed.ok();
+  }
+  EXPECT_GE(admitted, 3);
+  EXPECT_LE(admitted, 4);
+  EXPECT_GE(s->queued_cost(), 300);
+  EXPECT_EQ(shed.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(shed.message().find("max_queue_wait 250 ms"), std::string::npos) << shed;
+  EXPECT_NE(shed.message().find("retry in about"), std::string::npos) << shed;
+  model_.Unblock();
+}
+
 TEST_F(SchedulerTest, DeadlineThatCannotBeMetIsRejectedAtOnce) {
   SchedulerOptions o = NoDelay(8);
   o.seconds_per_cost = 0.001;  // 1 ms per cost unit

@@ -518,5 +518,60 @@ TEST(Server, AFailingBatchFailsOnlyItsRequests) {
   EXPECT_TRUE(c->Health().ok());
 }
 
+// Faults in the real model path: the hook throws LibTorch's own exception type inside the
+// model's exception boundary, so the conversion to statuses, the scheduler's split-and-retry
+// and the service's error path all run as they would for a real failure.
+TEST(Server, RealModelFaultFailsOneBatchAndOutOfMemorySplitsAndRetries) {
+#ifdef RPSUM_SPM_NO_DEEPBIND
+  GTEST_SKIP() << "the real tokenizer cannot load next to gRPC in sanitizer builds";
+#endif
+  ServerSetup setup;
+  setup.scheduler.max_batch_size = 4;
+  setup.scheduler.max_queue_delay = absl::Milliseconds(300);  // let 4 requests meet
+  auto s = StartServer(setup);
+  ASSERT_NE(s, nullptr);
+  auto c = Connect(s->port);
+  const std::string doc = Document(12);
+
+  // 1. One failing forward pass: that request gets INTERNAL with the model's message, the
+  // next one succeeds, and the server stays ready.
+  std::atomic<int> calls{0};
+  model::SetModelFaultHookForTesting([&](size_t) {
+    if (calls.fetch_add(1) == 0) model::ThrowModelErrorForTesting("injected model fault");
+  });
+  const auto failed = c->Summarize(doc);
+  EXPECT_EQ(failed.status().code(), absl::StatusCode::kInternal);
+  EXPECT_NE(failed.status().message().find("injected model fault"), std::string::npos)
+      << failed.status();
+  EXPECT_TRUE(c->Summarize(doc).ok());
+  EXPECT_TRUE(c->Health().ok());
+
+  // 2. Out of memory whenever a batch holds more than one request: 4 concurrent requests
+  // batch together, the batch fails, the scheduler splits it down to single requests, and
+  // every request succeeds.
+  std::atomic<int> batch_sizes_over_one{0};
+  model::SetModelFaultHookForTesting([&](size_t batch) {
+    if (batch > 1) {
+      batch_sizes_over_one++;
+      model::ThrowModelErrorForTesting("CPU: not enough memory: you tried to allocate (injected)");
+    }
+  });
+  std::atomic<int> ok{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&] { ok += Connect(s->port)->Summarize(doc).ok(); });
+  }
+  for (auto& t : threads) t.join();
+  model::SetModelFaultHookForTesting(nullptr);
+  EXPECT_EQ(ok.load(), 4);
+  EXPECT_GE(batch_sizes_over_one.load(), 1) << "the requests never shared a batch";
+  double oom = 0;
+  for (const auto& f : s->metrics->registry()->Collect()) {
+    if (f.name == "rpsum_oom_retries_total") oom = f.metric.at(0).counter.value;
+  }
+  EXPECT_GE(oom, 1);
+  EXPECT_TRUE(c->Health().ok());
+}
+
 }  // namespace
 }  // namespace rpsum::server
