@@ -94,13 +94,18 @@ int Child(const std::string& kind, int64_t l, int64_t k, int runs, int threads) 
     a.num_features = 6;
     model::ExtractiveScorer m(a);
     m->eval();
+    // RPSUM_BENCH_BATCH=B: B documents of the same length in one forward (no padding), to
+    // compare batched against one-at-a-time cost per document.
+    const char* batch_env = std::getenv("RPSUM_BENCH_BATCH");
+    const int64_t nb = batch_env != nullptr ? std::max(1, std::atoi(batch_env)) : 1;
     model::ModelBatch b;
-    b.tokens = at::randint(4, 8000, {1, l}, at::kLong);
-    b.token_valid = at::ones({1, l}, at::kBool);
+    b.tokens = at::randint(4, 8000, {nb, l}, at::kLong);
+    b.token_valid = at::ones({nb, l}, at::kBool);
     const int64_t s = std::max<int64_t>(1, l / kTokensPerUnit);
-    b.sentence_pos = (at::arange(s, at::kLong) * kTokensPerUnit).view({1, s});
-    b.sentence_valid = at::ones({1, s}, at::kBool);
-    b.features = at::rand({1, s, 6});
+    b.sentence_pos =
+        (at::arange(s, at::kLong) * kTokensPerUnit).view({1, s}).expand({nb, s}).contiguous();
+    b.sentence_valid = at::ones({nb, s}, at::kBool);
+    b.features = at::rand({nb, s, 6});
     const bool local = kind == "local";
     const model::AttentionPlan tp{std::vector<int64_t>(kHeads, k), local && l > kLocalThreshold,
                                   kWindow, model::AttentionImpl::kAuto};
