@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "model/encoder.h"
 #include "model/relative_attention.h"
 #include "nlohmann/json.hpp"
@@ -29,20 +30,6 @@ namespace rpsum::bench {
 namespace {
 
 using model::AttentionImpl;
-
-long PeakRssKb() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::atol(line.c_str() + 6);
-  }
-  return 0;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
 
 // Child: one kind at one length; prints "seconds_median rss_kb".
 int Child(const std::string& kind, int64_t l, int runs, int threads) {
@@ -106,20 +93,12 @@ int Child(const std::string& kind, int64_t l, int runs, int threads) {
   return 0;
 }
 
-struct Result {
-  double seconds = -1;
-  long rss_kb = -1;
-};
+using Result = ChildResult;
 
 Result RunChild(const char* self, const std::string& kind, int64_t l, int runs, int threads) {
   const std::string cmd = std::string(self) + " --child " + kind + " " + std::to_string(l) + " " +
                           std::to_string(runs) + " " + std::to_string(threads);
-  FILE* p = popen(cmd.c_str(), "r");
-  Result r;
-  if (p == nullptr) return r;
-  if (std::fscanf(p, "%lf %ld", &r.seconds, &r.rss_kb) != 2) r = Result();
-  pclose(p);
-  return r;
+  return rpsum::bench::RunChild(cmd);
 }
 
 int Parent(const char* self, int runs, int threads, const std::string& out_dir) {

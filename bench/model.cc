@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "model/encoder.h"
 #include "nlohmann/json.hpp"
 
@@ -31,20 +32,6 @@ namespace {
 constexpr int64_t kHidden = 192, kHeads = 4, kFfn = 768, kTokenLayers = 3, kSentenceLayers = 2;
 constexpr int64_t kLocalThreshold = 1024, kWindow = 256, kSentenceWindow = 128;
 constexpr int64_t kTokensPerUnit = 25;
-
-long PeakRssKb() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::atol(line.c_str() + 6);
-  }
-  return 0;
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
 
 // FLOPs of one encoder layer over n positions: projections and FFN, plus attention over
 // `keys` keys per query (all n, or the 3w block neighbourhood of the local kernel), plus the
@@ -123,22 +110,14 @@ int Child(const std::string& kind, int64_t l, int64_t k, int runs, int threads) 
   return 0;
 }
 
-struct Result {
-  double seconds = -1;
-  long rss_kb = -1;
-};
+using Result = ChildResult;
 
 Result RunChild(const char* self, const std::string& kind, int64_t l, int64_t k, int runs,
                 int threads) {
   const std::string cmd = std::string(self) + " --child " + kind + " " + std::to_string(l) + " " +
                           std::to_string(k) + " " + std::to_string(runs) + " " +
                           std::to_string(threads);
-  FILE* p = popen(cmd.c_str(), "r");
-  Result r;
-  if (p == nullptr) return r;
-  if (std::fscanf(p, "%lf %ld", &r.seconds, &r.rss_kb) != 2) r = Result();
-  pclose(p);
-  return r;
+  return rpsum::bench::RunChild(cmd);
 }
 
 int Parent(const char* self, int runs, int threads, const std::string& out_dir) {

@@ -14,19 +14,9 @@
 #include "model/model_config.h"
 #include "model/tokenizer.h"
 #include "server/convert.h"
+#include "tests/fuzz/byte_tokenizer.h"
 
 namespace {
-
-class ByteTokenizer : public rpsum::model::Tokenizer {
- public:
-  bool Encode(std::string_view text, std::vector<int32_t>* ids, std::string*) const override {
-    for (unsigned char c : text) ids->push_back(4 + c % 200);
-    return true;
-  }
-  int32_t vocab_size() const override { return 204; }
-  int32_t marker_id() const override { return 1; }
-  int32_t pad_id() const override { return 3; }
-};
 
 [[noreturn]] void Fail(const char* what) {
   __builtin_trap();
@@ -38,7 +28,7 @@ class ByteTokenizer : public rpsum::model::Tokenizer {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace rpsum;
-  static const ByteTokenizer tokenizer;
+  static const fuzz::ByteTokenizer tokenizer;
   static const model::ModelConfig config = [] {
     model::ModelConfig c;
     c.architecture.max_clip_distance = 64;

@@ -11,20 +11,9 @@
 
 #include "model/document.h"
 #include "model/tokenizer.h"
+#include "tests/fuzz/byte_tokenizer.h"
 
 namespace {
-
-// One id per byte class: keeps the target self-contained when no SentencePiece model is given.
-class ByteTokenizer : public rpsum::model::Tokenizer {
- public:
-  bool Encode(std::string_view text, std::vector<int32_t>* ids, std::string*) const override {
-    for (unsigned char c : text) ids->push_back(4 + c % 200);
-    return true;
-  }
-  int32_t vocab_size() const override { return 204; }
-  int32_t marker_id() const override { return 1; }
-  int32_t pad_id() const override { return 3; }
-};
 
 const rpsum::model::Tokenizer& GetTokenizer() {
   static const rpsum::model::Tokenizer* tok = [] {
@@ -34,7 +23,7 @@ const rpsum::model::Tokenizer& GetTokenizer() {
       auto t = rpsum::model::Tokenizer::Load(path, &error);
       if (t != nullptr) return static_cast<const rpsum::model::Tokenizer*>(t.release());
     }
-    return static_cast<const rpsum::model::Tokenizer*>(new ByteTokenizer());
+    return static_cast<const rpsum::model::Tokenizer*>(new rpsum::fuzz::ByteTokenizer());
   }();
   return *tok;
 }

@@ -1,0 +1,48 @@
+// Helpers shared by the benchmark programs that measure each case in a child process.
+#ifndef RPSUM_BENCH_BENCH_UTIL_H_
+#define RPSUM_BENCH_BENCH_UTIL_H_
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace rpsum::bench {
+
+// Peak resident set of this process so far (VmHWM), in KiB.
+inline long PeakRssKb() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::atol(line.c_str() + 6);
+  }
+  return 0;
+}
+
+inline double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// What a child prints: "seconds rss_kb". Negative when the child failed.
+struct ChildResult {
+  double seconds = -1;
+  long rss_kb = -1;
+};
+
+// Runs `command` (this binary re-executed with --child ...) and reads its one result line, so
+// that each measurement's peak RSS is its own process's.
+inline ChildResult RunChild(const std::string& command) {
+  FILE* p = popen(command.c_str(), "r");
+  ChildResult r;
+  if (p == nullptr) return r;
+  if (std::fscanf(p, "%lf %ld", &r.seconds, &r.rss_kb) != 2) r = ChildResult();
+  pclose(p);
+  return r;
+}
+
+}  // namespace rpsum::bench
+
+#endif  // RPSUM_BENCH_BENCH_UTIL_H_
