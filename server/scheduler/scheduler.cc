@@ -35,10 +35,18 @@ absl::Duration Scheduler::PredictedInference(int64_t cost) const {
   return absl::Seconds(options_.seconds_per_cost * static_cast<double>(cost));
 }
 
+absl::Duration Scheduler::PredictedWaitLocked(absl::Time now) const {
+  absl::Duration running = absl::ZeroDuration();
+  for (const auto& [batch, end] : running_ends_)
+    running += std::max(end - now, absl::ZeroDuration());
+  const double workers = std::max<size_t>(workers_.size(), 1);
+  return (running + absl::Seconds(options_.seconds_per_cost * static_cast<double>(queued_cost_))) /
+         workers;
+}
+
 absl::Duration Scheduler::PredictedQueueWait() const {
   MutexLock lock(&mu_);
-  const double workers = std::max<size_t>(workers_.size(), 1);
-  return absl::Seconds(options_.seconds_per_cost * static_cast<double>(queued_cost_) / workers);
+  return PredictedWaitLocked(clock_->Now());
 }
 
 absl::Status Scheduler::Submit(Job job) {
@@ -50,9 +58,7 @@ absl::Status Scheduler::Submit(Job job) {
   if (job.deadline <= now) {
     return absl::DeadlineExceededError("the deadline passed before the request was queued");
   }
-  const double workers = std::max<size_t>(workers_.size(), 1);
-  const absl::Duration wait =
-      absl::Seconds(options_.seconds_per_cost * static_cast<double>(queued_cost_) / workers);
+  const absl::Duration wait = PredictedWaitLocked(now);
   if (static_cast<int>(queue_.size()) >= options_.max_queue_requests) {
     return absl::ResourceExhaustedError(
         absl::StrCat("queue full: ", queue_.size(), " requests queued (max_queue_requests ",
@@ -66,7 +72,7 @@ absl::Status Scheduler::Submit(Job job) {
                      absl::ToInt64Milliseconds(wait) + 1, " ms"));
   }
   if (options_.seconds_per_cost > 0 && options_.max_queue_wait > absl::ZeroDuration() &&
-      !queue_.empty() && wait > options_.max_queue_wait) {
+      wait > options_.max_queue_wait) {
     return absl::ResourceExhaustedError(
         absl::StrCat("overloaded: the queued work takes about ", absl::ToInt64Milliseconds(wait),
                      " ms (max_queue_wait ", absl::ToInt64Milliseconds(options_.max_queue_wait),
@@ -173,6 +179,14 @@ void Scheduler::WorkerLoop(model::Summarizer* model) {
         cv_.WaitFor(absl::ToChronoNanoseconds(std::min(wait_until - now, kPoll)));
       }
     }
+    uint64_t batch_id = 0;
+    if (!batch.empty()) {
+      int64_t cost = 0;
+      for (const Entry& e : batch) cost += e.job.cost;
+      batch_id = next_batch_++;
+      running_ends_[batch_id] =
+          clock_->Now() + absl::Seconds(options_.seconds_per_cost * static_cast<double>(cost));
+    }
     Notify();
     if (observer_ != nullptr) observer_->OnRunningChanged(running_);
     mu_.Unlock();
@@ -190,6 +204,7 @@ void Scheduler::WorkerLoop(model::Summarizer* model) {
       RunBatch(model, std::move(batch));
       MutexLock lock(&mu_);
       running_ -= n;
+      running_ends_.erase(batch_id);
       if (observer_ != nullptr) observer_->OnRunningChanged(running_);
       cv_.SignalAll();
     }

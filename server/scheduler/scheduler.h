@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -31,9 +32,10 @@ struct SchedulerOptions {
   // Admission caps: Submit answers ResourceExhausted beyond them.
   int max_queue_requests = 256;
   int64_t max_queue_cost = 64 << 20;
-  // Admission by time: refuse (ResourceExhausted) a request when the queued work ahead of it
-  // is predicted to take longer than this (needs seconds_per_cost; zero: no such cap). Bounds
-  // the latency of admitted requests under overload, whatever the mix of lengths.
+  // Admission by time: refuse (ResourceExhausted) a request when the work ahead of it (queued,
+  // plus what remains of the running batches) is predicted to take longer than this (needs
+  // seconds_per_cost; zero: no such cap). Bounds the latency of admitted requests under
+  // overload, whatever the mix of lengths: at most about this plus their own model time.
   absl::Duration max_queue_wait = absl::ZeroDuration();
   // Requests batch together only if their lengths are within this ratio.
   double max_length_ratio = 2.0;
@@ -92,7 +94,8 @@ class Scheduler {
   // has passed or cannot be met given the queue ahead. Thread-safe.
   absl::Status Submit(Job job);
 
-  // Predicted wait in the queue right now, from the queued cost (zero if speed unknown).
+  // Predicted wait in the queue right now: the queued cost plus the predicted remainder of the
+  // running batches, over the workers (zero if speed unknown).
   absl::Duration PredictedQueueWait() const;
   // Predicted model time of one request alone.
   absl::Duration PredictedInference(int64_t cost) const;
@@ -117,6 +120,7 @@ class Scheduler {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RunBatch(model::Summarizer* model, std::vector<Entry> batch);
   void Notify() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Duration PredictedWaitLocked(absl::Time now) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Constant after construction.
   const SchedulerOptions options_;
@@ -129,6 +133,9 @@ class Scheduler {
   std::vector<Entry> queue_ ABSL_GUARDED_BY(mu_);
   int64_t queued_cost_ ABSL_GUARDED_BY(mu_) = 0;
   int running_ ABSL_GUARDED_BY(mu_) = 0;
+  // Predicted end of each running batch, by batch number (for the wait prediction).
+  std::map<uint64_t, absl::Time> running_ends_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_batch_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 0;
   bool accepting_ ABSL_GUARDED_BY(mu_) = true;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;       // workers exit when the queue is empty

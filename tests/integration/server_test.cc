@@ -468,6 +468,9 @@ TEST(Server, ExpiredAndCancelledRequestsNeverRun) {
   });
   EXPECT_EQ(stub->Summarize(&ctx, req, &resp).error_code(), grpc::StatusCode::CANCELLED);
   cancel.join();
+  // The client sees CANCELLED at once; the server learns of it when the RST_STREAM is
+  // processed, asynchronously (1 run in ~8 unblocked too early before this wait).
+  absl::SleepFor(absl::Milliseconds(300));
   s->fake.Unblock();
   held.join();
   ASSERT_TRUE(WaitFor([&] { return s->scheduler->queued_requests() == 0; }));

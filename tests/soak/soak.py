@@ -311,8 +311,9 @@ def lifecycle():
 # ---- overload ----
 def overload():
     docs = documents(limit=12, max_words=1200)
-    # Admission by time: refuse work that would wait behind more than 100 ms of queued work.
-    s = Server(extra=["--max_queue_wait_ms=100", "--max_batch_size=4"])
+    # Admission by time: refuse work that would wait behind more than 150 ms of predicted work
+    # (queued, and what remains of the running request).
+    s = Server(extra=["--max_queue_wait_ms=150"])
     check(s.wait_ready(), "server ready")
     rnd = random.Random(3)
 
@@ -325,7 +326,7 @@ def overload():
         return lat
 
     closed(3)
-    base = closed(24)
+    base = closed(36)
     base.sort()
     p99_unloaded = base[int(0.99 * (len(base) - 1))]
     rate = len(base) / sum(base)  # sustainable, one at a time
