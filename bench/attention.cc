@@ -148,9 +148,7 @@ int Parent(const char* self, int runs, int threads, const std::string& out_dir) 
     md << "| " << l << " | " << static_cast<int>(1000 * r.seconds) << " | "
        << static_cast<int>(l / r.seconds) << " | " << static_cast<int>(r.rss_kb / 1024.0) << " |\n";
   }
-  std::printf("%s", md.str().c_str());
-  std::ofstream(out_dir + "/attention.json") << out.dump(2) << "\n";
-  std::ofstream(out_dir + "/attention.md") << md.str();
+  WriteResults(out_dir, "attention", out.dump(2), md.str());
   return 0;
 }
 
@@ -162,12 +160,6 @@ int main(int argc, char** argv) {
     return rpsum::bench::Child(argv[2], std::atoll(argv[3]), std::atoi(argv[4]),
                                std::atoi(argv[5]));
   }
-  int runs = 5, threads = 2;
-  std::string out = "bench/results";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--runs") == 0) runs = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--threads") == 0) threads = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--out") == 0) out = argv[i + 1];
-  }
-  return rpsum::bench::Parent(argv[0], runs, threads, out);
+  const rpsum::bench::ParentArgs a = rpsum::bench::ParseParentArgs(argc, argv, 5);
+  return rpsum::bench::Parent(argv[0], a.runs, a.threads, a.out);
 }

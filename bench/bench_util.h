@@ -43,6 +43,32 @@ inline ChildResult RunChild(const std::string& command) {
   return r;
 }
 
+// The parent's command line: [--runs N] [--threads N] [--out DIR].
+struct ParentArgs {
+  int runs;
+  int threads = 2;
+  std::string out = "bench/results";
+};
+
+inline ParentArgs ParseParentArgs(int argc, char** argv, int default_runs) {
+  ParentArgs a{default_runs};
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--runs") a.runs = std::atoi(argv[i + 1]);
+    if (flag == "--threads") a.threads = std::atoi(argv[i + 1]);
+    if (flag == "--out") a.out = argv[i + 1];
+  }
+  return a;
+}
+
+// Writes DIR/NAME.json and DIR/NAME.md and prints the markdown.
+inline void WriteResults(const std::string& dir, const std::string& name, const std::string& json,
+                         const std::string& markdown) {
+  std::printf("%s", markdown.c_str());
+  std::ofstream(dir + "/" + name + ".json") << json << "\n";
+  std::ofstream(dir + "/" + name + ".md") << markdown;
+}
+
 }  // namespace rpsum::bench
 
 #endif  // RPSUM_BENCH_BENCH_UTIL_H_

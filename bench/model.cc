@@ -185,9 +185,7 @@ int Parent(const char* self, int runs, int threads, const std::string& out_dir) 
                 "(least squares on log-log).\n",
                 exponent);
   md << tail;
-  std::printf("%s", md.str().c_str());
-  std::ofstream(out_dir + "/model.json") << out.dump(2) << "\n";
-  std::ofstream(out_dir + "/model.md") << md.str();
+  WriteResults(out_dir, "model", out.dump(2), md.str());
   return 0;
 }
 
@@ -199,12 +197,6 @@ int main(int argc, char** argv) {
     return rpsum::bench::Child(argv[2], std::atoll(argv[3]), std::atoll(argv[4]),
                                std::atoi(argv[5]), std::atoi(argv[6]));
   }
-  int runs = 3, threads = 2;
-  std::string out = "bench/results";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--runs") == 0) runs = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--threads") == 0) threads = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--out") == 0) out = argv[i + 1];
-  }
-  return rpsum::bench::Parent(argv[0], runs, threads, out);
+  const rpsum::bench::ParentArgs a = rpsum::bench::ParseParentArgs(argc, argv, 3);
+  return rpsum::bench::Parent(argv[0], a.runs, a.threads, a.out);
 }

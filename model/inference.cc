@@ -15,8 +15,9 @@
 namespace rpsum::model {
 namespace {
 
+// The test-only fault hook. Production pays one atomic load per forward pass.
 std::mutex fault_mu;
-std::function<void(size_t)>* fault_hook = nullptr;  // guarded by fault_mu
+std::function<void(size_t)> fault_hook;  // guarded by fault_mu
 std::atomic<bool> fault_hook_set{false};
 
 void RunFaultHook(size_t batch_size) {
@@ -24,7 +25,7 @@ void RunFaultHook(size_t batch_size) {
   std::function<void(size_t)> hook;
   {
     std::lock_guard<std::mutex> lock(fault_mu);
-    if (fault_hook != nullptr) hook = *fault_hook;
+    hook = fault_hook;  // a copy: the hook may be replaced while it runs
   }
   if (hook) hook(batch_size);
 }
@@ -33,9 +34,8 @@ void RunFaultHook(size_t batch_size) {
 
 void SetModelFaultHookForTesting(std::function<void(size_t batch_size)> hook) {
   std::lock_guard<std::mutex> lock(fault_mu);
-  delete fault_hook;
-  fault_hook = hook ? new std::function<void(size_t)>(std::move(hook)) : nullptr;
-  fault_hook_set.store(fault_hook != nullptr, std::memory_order_release);
+  fault_hook = std::move(hook);
+  fault_hook_set.store(static_cast<bool>(fault_hook), std::memory_order_release);
 }
 
 void ThrowModelErrorForTesting(const std::string& message) { TORCH_CHECK(false, message); }

@@ -48,8 +48,8 @@ ABSL_FLAG(int, max_queue_delay_ms, 5, "longest a request waits for others to bat
 ABSL_FLAG(int, max_queue_requests, 256, "queued requests at most (then RESOURCE_EXHAUSTED)");
 ABSL_FLAG(int64_t, max_queue_cost, 64 << 20, "queued cost units at most");
 ABSL_FLAG(int, max_queue_wait_ms, 0,
-          "refuse new requests (RESOURCE_EXHAUSTED) when the queued work is predicted to take "
-          "longer than this; 0: no time cap");
+          "refuse new requests (RESOURCE_EXHAUSTED) when the work ahead (queued, plus the rest of "
+          "the running batch) is predicted to take longer than this; 0: no time cap");
 ABSL_FLAG(int64_t, max_batch_cost, 1 << 20, "cost units per batch at most (padded)");
 ABSL_FLAG(uint64_t, max_document_bytes, 5u << 20, "largest document accepted, in bytes");
 ABSL_FLAG(int64_t, max_input_tokens, 32768, "tokens per request at most (see truncation)");
