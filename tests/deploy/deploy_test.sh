@@ -5,6 +5,7 @@
 # against a live server by e2e.prometheus.
 #   deploy_test.sh SOURCE_DIR        (exit 77: skipped, a tool is missing)
 set -euo pipefail
+trap 'echo "FAIL: line $LINENO: \"$BASH_COMMAND\" exited $?" >&2' ERR
 src=$1
 cd "$src"
 for tool in yamllint promtool; do

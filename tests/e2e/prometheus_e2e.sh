@@ -7,6 +7,7 @@
 # rules, the HPA/adapter config and the Grafana dashboard name must be in the live scrape.
 #   prometheus_e2e.sh BUILD_DIR SOURCE_DIR        (exit 77: skipped)
 set -euo pipefail
+trap 'echo "FAIL: line $LINENO: \"$BASH_COMMAND\" exited $?" >&2' ERR
 build=$1
 src=$2
 model=$src/models/rpsum-ext
