@@ -73,10 +73,14 @@ int Child(const std::string& kind, int64_t l, int runs, int threads) {
                      v = at::randn({1, h, l, d});
     const at::Tensor rk = at::randn({2 * k + 1, d}), rv = at::randn({2 * k + 1, d});
     const std::vector<int64_t> hk(h, k);
+    // The band kernel reads q, k and v from one projection output [1, L, 3*H*d].
+    const at::Tensor qkv = at::cat({q, kk, v}, 1).permute({0, 2, 1, 3}).reshape({1, l, 3 * h * d});
     for (int r = 0; r <= runs; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
       at::Tensor z;
-      if (kind == "vanilla") {
+      if (kind == "band") {
+        z = model::BandRelativeAttend(qkv, h, rk, rv, hk, at::Tensor(), l);
+      } else if (kind == "vanilla") {
         z = model::VanillaAttend(q, kk, v, at::Tensor());
       } else {
         const AttentionImpl impl = kind == "efficient"        ? AttentionImpl::kFused
@@ -108,12 +112,15 @@ int Parent(const char* self, int runs, int threads, const std::string& out_dir) 
   out["shape"] = "B=1, 4 heads of 64, k=64";
   std::ostringstream md;
   md << "## Attention (B=1, 4 heads of 64, k=64, " << threads << " threads, median of " << runs
-     << " runs)\n\n| L | vanilla ms | efficient ms | gather+scatter ms | dense ms | efficient / "
-        "vanilla | dense / efficient | vanilla MB | efficient MB | dense MB |\n|"
-     << " --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+     << " runs)\n\n`band` is the server's inference kernel (tiles of 64 queries, read in place "
+        "from the projection output), `efficient` the fused kernel training uses.\n\n"
+     << "| L | vanilla ms | band ms | efficient ms | gather+scatter ms | dense ms | band / "
+        "vanilla | efficient / vanilla | dense / efficient | vanilla MB | band MB | efficient MB "
+        "| dense MB |\n|"
+     << " --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   for (int64_t l : {512, 2048, 8192}) {
     std::map<std::string, Result> r;
-    for (const char* kind : {"vanilla", "efficient", "gather_scatter", "dense"}) {
+    for (const char* kind : {"vanilla", "band", "efficient", "gather_scatter", "dense"}) {
       if (std::string(kind) == "dense" && l > 2048) continue;  // [L, L, 64] tables: 17 GB at 8k
       r[kind] = RunChild(self, kind, l, runs, threads);
       out["attention"][std::to_string(l)][kind] = {{"seconds", r[kind].seconds},
@@ -127,16 +134,18 @@ int Parent(const char* self, int runs, int threads, const std::string& out_dir) 
     auto mb = [&](const char* k) {
       return r.count(k) ? std::to_string(static_cast<int>(r[k].rss_kb / 1024.0 + 0.5)) : "-";
     };
-    char ratio1[32], ratio2[32];
+    char ratio0[32], ratio1[32], ratio2[32];
+    std::snprintf(ratio0, sizeof(ratio0), "%.2f", r["band"].seconds / r["vanilla"].seconds);
     std::snprintf(ratio1, sizeof(ratio1), "%.2f", r["efficient"].seconds / r["vanilla"].seconds);
     if (r.count("dense")) {
       std::snprintf(ratio2, sizeof(ratio2), "%.1f", r["dense"].seconds / r["efficient"].seconds);
     } else {
       std::snprintf(ratio2, sizeof(ratio2), "-");
     }
-    md << "| " << l << " | " << ms("vanilla") << " | " << ms("efficient") << " | "
-       << ms("gather_scatter") << " | " << ms("dense") << " | " << ratio1 << " | " << ratio2
-       << " | " << mb("vanilla") << " | " << mb("efficient") << " | " << mb("dense") << " |\n";
+    md << "| " << l << " | " << ms("vanilla") << " | " << ms("band") << " | " << ms("efficient")
+       << " | " << ms("gather_scatter") << " | " << ms("dense") << " | " << ratio0 << " | "
+       << ratio1 << " | " << ratio2 << " | " << mb("vanilla") << " | " << mb("band") << " | "
+       << mb("efficient") << " | " << mb("dense") << " |\n";
   }
   md << "\n## Whole model forward (shipped shape; block-local attention past 1024 tokens)\n\n"
         "| tokens | ms | tokens/s | peak RSS MB |\n| --- | --- | --- | --- |\n";

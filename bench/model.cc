@@ -10,6 +10,7 @@
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
+#include <torch/csrc/autograd/profiler_legacy.h>
 
 #include <algorithm>
 #include <chrono>
@@ -18,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -33,24 +35,28 @@ constexpr int64_t kHidden = 192, kHeads = 4, kFfn = 768, kTokenLayers = 3, kSent
 constexpr int64_t kLocalThreshold = 1024, kWindow = 256, kSentenceWindow = 128;
 constexpr int64_t kTokensPerUnit = 25;
 
-// FLOPs of one encoder layer over n positions: projections and FFN, plus attention over
-// `keys` keys per query (all n, or the 3w block neighbourhood of the local kernel), plus the
-// relative terms (q . aK over 2k+1 buckets, buckets . aV).
-double LayerFlops(double n, double keys, double k) {
+// Model FLOPs (what the model's math needs, not what a kernel happens to compute): query-key
+// pairs inside the band |i - j| <= w (all L^2 pairs for full attention), counted twice (scores
+// and weighted values), plus the relative terms (q . aK over 2k+1 buckets, buckets . aV) and
+// the projections and FFN. Masked or padded work a kernel does on top is not counted, so
+// this is model FLOP utilization in the usual sense.
+double BandPairs(double l, double w) { return w >= l - 1 ? l * l : l * (2 * w + 1) - w * (w + 1); }
+
+double LayerFlops(double n, double pairs, double k) {
   const double d = kHidden;
   const double linear = 2 * n * (d * 3 * d + d * d + 2 * d * kFfn);
-  const double attention = 2 * 2 * n * keys * d;
+  const double attention = 2 * 2 * pairs * d;
   const double relative = 2 * 2 * n * (2 * k + 1) * d;
   return linear + attention + relative;
 }
 
 double ForwardFlops(int64_t l, bool local, int64_t k) {
   const int64_t s = std::max<int64_t>(1, l / kTokensPerUnit);
-  const double token_keys = local && l > kLocalThreshold ? std::min<double>(3 * kWindow, l) : l;
-  const double sent_keys =
-      local && s > kLocalThreshold ? std::min<double>(3 * kSentenceWindow, s) : s;
-  return kTokenLayers * LayerFlops(l, token_keys, k) +
-         kSentenceLayers * LayerFlops(s, sent_keys, 16);
+  const double token_pairs = local && l > kLocalThreshold ? BandPairs(l, kWindow) : 1.0 * l * l;
+  const double sent_pairs =
+      local && s > kLocalThreshold ? BandPairs(s, kSentenceWindow) : 1.0 * s * s;
+  return kTokenLayers * LayerFlops(l, token_pairs, k) +
+         kSentenceLayers * LayerFlops(s, sent_pairs, 16);
 }
 
 // Child: prints "seconds rss_kb".
@@ -93,17 +99,27 @@ int Child(const std::string& kind, int64_t l, int64_t k, int runs, int threads) 
         (at::arange(s, at::kLong) * kTokensPerUnit).view({1, s}).expand({nb, s}).contiguous();
     b.sentence_valid = at::ones({nb, s}, at::kBool);
     b.features = at::rand({nb, s, 6});
-    const bool local = kind == "local";
+    // "local" and "full" run what the server runs (the tiled band kernel); "local-fused" runs
+    // the fused autograd kernel the training uses (the server's kernel before the band one).
+    const bool local = kind == "local" || kind == "local-fused";
+    const auto impl =
+        kind == "local-fused" ? model::AttentionImpl::kFused : model::AttentionImpl::kAuto;
     const model::AttentionPlan tp{std::vector<int64_t>(kHeads, k), local && l > kLocalThreshold,
-                                  kWindow, model::AttentionImpl::kAuto};
+                                  kWindow, impl};
     const model::AttentionPlan sp{std::vector<int64_t>(kHeads, 16), local && s > kLocalThreshold,
-                                  kSentenceWindow, model::AttentionImpl::kAuto};
+                                  kSentenceWindow, impl};
     for (int r = 0; r <= runs; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
       at::Tensor out = m->forward(b, tp, sp);
       const double dt =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (r > 0) times.push_back(dt);  // the first run warms up
+    }
+    // RPSUM_BENCH_TRACE=FILE: one more forward under LibTorch's profiler, written as a Chrome
+    // trace (bench/trace_ops.py sums it by op).
+    if (const char* trace = std::getenv("RPSUM_BENCH_TRACE"); trace != nullptr) {
+      torch::autograd::profiler::RecordProfile profile(trace);
+      m->forward(b, tp, sp);
     }
   }
   std::printf("%.6f %ld\n", Median(times), PeakRssKb() - base);
@@ -131,8 +147,11 @@ int Parent(const char* self, int runs, int threads, const std::string& out_dir) 
   std::ostringstream md;
   md << "## Whole model forward by length (" << threads << " threads, median of " << runs
      << "; sgemm peak in this run: " << static_cast<int>(peak / 1e9) << " GFLOP/s)\n\n"
-     << "| tokens | attention | k | ms | tokens/s | peak RSS MB | GFLOP | GFLOP/s | of sgemm peak "
-        "|\n"
+     << "Attention `local` and `full` run the server's tiled band kernel; `local-fused` runs the "
+        "fused autograd kernel training uses (the server's kernel before the band one). GFLOP "
+        "counts model FLOPs: only query-key pairs inside the band, not masked work.\n\n"
+     << "| tokens | attention | k | ms | tokens/s | peak RSS MB | model GFLOP | GFLOP/s | MFU "
+        "(of sgemm peak) |\n"
      << "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   struct Case {
     int64_t l;
@@ -143,11 +162,13 @@ int Parent(const char* self, int runs, int threads, const std::string& out_dir) 
   for (int64_t l : {1024, 2048, 4096, 8192, 16384, 32768}) cases.push_back({l, "local", 16});
   for (int64_t l : {2048, 4096, 8192}) cases.push_back({l, "full", 16});
   for (int64_t l : {4096, 16384}) cases.push_back({l, "local", 256});
+  for (int64_t l : {1024, 4096, 16384}) cases.push_back({l, "local-fused", 16});
   std::vector<double> xs, ys;
+  std::map<std::string, double> times;
   for (const Case& c : cases) {
     const int r_runs = c.l >= 16384 ? std::max(1, runs / 2) : runs;
     const Result r = RunChild(self, c.kind, c.l, c.k, r_runs, threads);
-    const double flops = ForwardFlops(c.l, std::string(c.kind) == "local", c.k);
+    const double flops = ForwardFlops(c.l, std::string(c.kind) != "full", c.k);
     const std::string key = std::to_string(c.l) + "/" + c.kind + "/k" + std::to_string(c.k);
     out["cases"][key] = {{"tokens", c.l},
                          {"attention", c.kind},
@@ -166,6 +187,7 @@ int Parent(const char* self, int runs, int threads, const std::string& out_dir) 
                   1000 * r.seconds, c.l / r.seconds, r.rss_kb / 1024.0, flops / 1e9,
                   flops / r.seconds / 1e9, 100 * flops / r.seconds / peak);
     md << line;
+    times[key] = r.seconds;
     if (std::string(c.kind) == "local" && c.k == 16 && c.l > kLocalThreshold) {
       xs.push_back(std::log(static_cast<double>(c.l)));
       ys.push_back(std::log(r.seconds));
@@ -185,6 +207,16 @@ int Parent(const char* self, int runs, int threads, const std::string& out_dir) 
                 "(least squares on log-log).\n",
                 exponent);
   md << tail;
+  md << "\nBand kernel against the fused kernel, same run (whole forward, k=16):";
+  for (int64_t l : {1024, 4096, 16384}) {
+    const std::string n = std::to_string(l);
+    const double ratio = times["" + n + "/local-fused/k16"] / times[n + "/local/k16"];
+    out["band_speedup_over_fused"][n] = ratio;
+    char part[64];
+    std::snprintf(part, sizeof part, " %s tokens %.2fx;", n.c_str(), ratio);
+    md << part;
+  }
+  md << "\n";
   WriteResults(out_dir, "model", out.dump(2), md.str());
   return 0;
 }

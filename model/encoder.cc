@@ -26,6 +26,13 @@ RelativeSelfAttentionImpl::RelativeSelfAttentionImpl(int64_t hidden, int64_t hea
 at::Tensor RelativeSelfAttentionImpl::forward(const at::Tensor& x, const at::Tensor& valid,
                                               const AttentionPlan& plan) {
   const int64_t b = x.size(0), l = x.size(1);
+  // Inference on CPU (no autograd, no dropout): the tiled band kernel reads q, k and v in
+  // place and writes z in the layout `out` reads.
+  if (plan.impl == AttentionImpl::kAuto && !is_training() && !at::GradMode::is_enabled() &&
+      x.device().is_cpu() && x.scalar_type() == at::kFloat) {
+    const int64_t window = plan.local ? plan.window : l;
+    return out(BandRelativeAttend(qkv(x), heads_, rel_k, rel_v, plan.head_k, valid, window));
+  }
   const at::Tensor qkv_all = qkv(x).view({b, l, 3, heads_, head_dim_}).permute({2, 0, 3, 1, 4});
   const at::Tensor q = qkv_all[0], k = qkv_all[1], v = qkv_all[2];
   const double p = is_training() ? dropout_ : 0.0;

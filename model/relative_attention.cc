@@ -1,6 +1,7 @@
 #include "model/relative_attention.h"
 
 #include <ATen/Parallel.h>
+#include <ATen/record_function.h>
 #include <c10/util/Exception.h>
 #include <torch/autograd.h>
 
@@ -194,6 +195,7 @@ inline RowSegments Segments(int64_t i, int64_t lk, int64_t kh, const AttentionGe
 void AddRelativeBias(at::Tensor& scores, const at::Tensor& p, const at::Tensor& key_bias,
                      const std::vector<int64_t>& head_k, int64_t kc, int64_t lq,
                      const AttentionGeometry& g, bool fill) {
+  RECORD_FUNCTION("rpsum::relative_bias", std::vector<c10::IValue>());
   const int64_t lk = scores.size(-1), nb = 2 * kc + 1, h_count = scores.size(1);
   const int64_t rows = scores.numel() / lk;
   float* s_data = scores.data_ptr<float>();
@@ -231,6 +233,7 @@ void AddRelativeBias(at::Tensor& scores, const at::Tensor& p, const at::Tensor& 
 // buckets (band entries one each, the clipped edges as sums). Returns [N, H, Lq, 2Kc+1].
 at::Tensor BucketSums(const at::Tensor& a, const std::vector<int64_t>& head_k, int64_t kc,
                       int64_t lq, const AttentionGeometry& g) {
+  RECORD_FUNCTION("rpsum::bucket_sums", std::vector<c10::IValue>());
   const int64_t lk = a.size(-1), nb = 2 * kc + 1, h_count = a.size(1);
   const int64_t rows = a.numel() / lk;
   at::Tensor buckets = at::zeros({a.size(0), a.size(1), a.size(2), nb}, a.options());

@@ -66,6 +66,18 @@ at::Tensor LocalRelativeAttend(const at::Tensor& q, const at::Tensor& k, const a
                                int64_t window, AttentionImpl impl = AttentionImpl::kAuto,
                                double dropout = 0.0, bool training = false);
 
+// The inference kernel (no autograd, no dropout; CPU float32) of relative self-attention over
+// the band |j - i| <= window (window >= L: full attention), read straight from the QKV
+// projection's output: qkv [N, L, 3*H*d], where head h's q, k and v are columns h*d, (H+h)*d
+// and (2H+h)*d. Tiles of `block` queries per document and head: one sgemm for the scores, one
+// pass per row (relative bias, key mask, softmax, bucket sums) while the tile is in cache, two
+// sgemms into z. Returns z [N, L, H*d] (heads side by side, the output projection's input).
+// Same result as RelativeAttend / LocalRelativeAttend up to float rounding; a row without any
+// valid key gets uniform weights over its band. Thread-safe.
+at::Tensor BandRelativeAttend(const at::Tensor& qkv, int64_t heads, const at::Tensor& rel_k,
+                              const at::Tensor& rel_v, const std::vector<int64_t>& head_k,
+                              const at::Tensor& key_valid, int64_t window, int64_t block = 64);
+
 // A dropout mask shaped like `like`: each element 0 with probability p, else 1 / (1 - p).
 // Generated in parallel by a counter-based hash seeded from ATen's default generator (so
 // at::manual_seed makes it reproducible); several times faster than at::bernoulli on CPU.

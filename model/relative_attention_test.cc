@@ -191,6 +191,76 @@ INSTANTIATE_TEST_SUITE_P(LengthsAndWindows, LocalTest,
                          ::testing::Combine(::testing::Values(1, 7, 64, 300),
                                             ::testing::Values(1, 4, 16, 50)));
 
+// The inference kernel reads q, k, v from one projection output and returns [N, L, H*d].
+at::Tensor Band(const Inputs& in, int64_t window, int64_t block) {
+  const int64_t n = in.q.size(0), h = in.q.size(1), l = in.q.size(2), d = in.q.size(3);
+  const at::Tensor qkv =
+      at::cat({in.q, in.k, in.v}, 1).permute({0, 2, 1, 3}).reshape({n, l, 3 * h * d});
+  return BandRelativeAttend(qkv, h, in.rel_k, in.rel_v, in.head_k, in.valid, window, block)
+      .view({n, l, h, d})
+      .transpose(1, 2);  // back to [N, H, L, d]
+}
+
+class BandTest : public ::testing::TestWithParam<std::tuple<int64_t, int64_t, int64_t>> {};
+
+TEST_P(BandTest, EqualsDenseRestrictedToTheBand) {
+  const auto [l, window, block] = GetParam();
+  at::manual_seed(l * 31 + window * 7 + block);
+  const Inputs in = Make(l, 16, {2, 4, 8, 16});  // per-head k, padded keys in document 2
+  const AttentionGeometry g = window >= l ? AttentionGeometry{} : AttentionGeometry{0, window};
+  const at::Tensor dense = RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.head_k, in.valid,
+                                          g, AttentionImpl::kDense);
+  const at::Tensor band = Band(in, window, block);
+  ASSERT_EQ(band.sizes(), dense.sizes());
+  EXPECT_LT(MaxDiff(ValidRows(band, in.valid), ValidRows(dense, in.valid)), 1e-5);
+  EXPECT_FALSE(band.isnan().any().item<bool>());
+}
+
+INSTANTIATE_TEST_SUITE_P(LengthsWindowsBlocks, BandTest,
+                         ::testing::Combine(::testing::Values(1, 7, 64, 300),
+                                            ::testing::Values(1, 16, 50, 100000),
+                                            ::testing::Values(1, 5, 64)));
+
+TEST(RelativeAttention, BandMatchesTheFusedTrainingKernelAtModelShape) {
+  // The shipped shape at a length past the local threshold: 4 heads of 48, k=16, window 256.
+  at::manual_seed(5);
+  Inputs in;
+  in.q = at::randn({1, 4, 1500, 48});
+  in.k = at::randn({1, 4, 1500, 48});
+  in.v = at::randn({1, 4, 1500, 48});
+  in.rel_k = at::randn({513, 48});
+  in.rel_v = at::randn({513, 48});
+  in.head_k = {16, 16, 16, 16};
+  const at::Tensor fused = LocalRelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.head_k,
+                                               at::Tensor(), 256, AttentionImpl::kFused);
+  EXPECT_LT(MaxDiff(Band(in, 256, 64), fused), 1e-5);
+}
+
+TEST(RelativeAttention, BandRowWithoutValidKeysIsFinite) {
+  Inputs in = Make(20, 4, {4, 4, 4, 4});
+  in.valid[1].fill_(false);  // document 2 is all padding
+  const at::Tensor band = Band(in, 3, 8);
+  EXPECT_FALSE(band.isnan().any().item<bool>());
+  EXPECT_TRUE(band.isfinite().all().item<bool>());
+}
+
+TEST(RelativeAttention, BandRejectsBadArguments) {
+  const Inputs in = Make(8, 4, {4, 4, 4, 4});
+  const at::Tensor qkv = at::randn({2, 8, 96});
+  EXPECT_THROW(BandRelativeAttend(qkv, 4, in.rel_k, in.rel_v, {5, 4, 4, 4}, in.valid, 4),
+               c10::Error);  // k above the table
+  EXPECT_THROW(BandRelativeAttend(qkv, 5, in.rel_k, in.rel_v, in.head_k, in.valid, 4),
+               c10::Error);  // 96 is not 3 * 5 heads * d
+  EXPECT_THROW(BandRelativeAttend(qkv, 4, in.rel_k, in.rel_v, in.head_k, in.valid, 0),
+               c10::Error);  // window
+  EXPECT_THROW(
+      BandRelativeAttend(qkv.to(at::kDouble), 4, in.rel_k, in.rel_v, in.head_k, in.valid, 4),
+      c10::Error);  // float32 only
+  EXPECT_THROW(
+      BandRelativeAttend(qkv, 4, in.rel_k, in.rel_v, in.head_k, in.valid.narrow(1, 0, 4), 4),
+      c10::Error);  // key_valid shape
+}
+
 TEST(RelativeAttention, LocalGradientsMatchDenseWindowed) {
   at::manual_seed(11);
   Inputs a = Make(40, 8, {1, 2, 4, 8}, /*grad=*/true);

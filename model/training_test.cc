@@ -80,6 +80,36 @@ TEST(Training, LossFallsOnATinyModel) {
   }
 }
 
+// Inference (eval, no autograd) runs the tiled band kernel; training runs the fused autograd
+// kernel. Both must give the same scores, for full and block-local plans, on a padded batch.
+TEST(Encoder, InferenceKernelMatchesTrainingKernel) {
+  at::manual_seed(9);
+  Architecture a{100, 32, 4, 64, 2, 1, 8, 4, kNumFeatures, 0.1, {}};
+  ExtractiveScorer m(a);
+  m->eval();
+  ModelBatch b;
+  const int64_t l = 200, s = 12;
+  b.tokens = at::randint(4, 100, {2, l}, at::kLong);
+  b.token_valid = at::ones({2, l}, at::kBool);
+  b.token_valid[1].narrow(0, 150, 50).fill_(false);
+  b.sentence_pos = (at::arange(s, at::kLong) * 12).view({1, s}).expand({2, s}).contiguous();
+  b.sentence_valid = at::ones({2, s}, at::kBool);
+  b.sentence_valid[1].narrow(0, 10, 2).fill_(false);
+  b.features = at::rand({2, s, kNumFeatures});
+  at::NoGradGuard no_grad;
+  for (const bool local : {false, true}) {
+    const AttentionPlan tp{{2, 4, 8, 8}, local, 16, AttentionImpl::kAuto};
+    const AttentionPlan sp{{4, 4, 4, 4}, local, 3, AttentionImpl::kAuto};
+    AttentionPlan tp_fused = tp, sp_fused = sp;
+    tp_fused.impl = sp_fused.impl = AttentionImpl::kFused;
+    const at::Tensor band = m->forward(b, tp, sp);
+    const at::Tensor fused = m->forward(b, tp_fused, sp_fused);
+    const at::Tensor valid = b.sentence_valid;
+    EXPECT_LT((band.index({valid}) - fused.index({valid})).abs().max().item<double>(), 1e-4)
+        << "local " << local;
+  }
+}
+
 }  // namespace
 }  // namespace rpsum::model
 
