@@ -30,6 +30,7 @@ inline double Median(std::vector<double> v) {
 struct ChildResult {
   double seconds = -1;
   long rss_kb = -1;
+  double extra = -1;  // a third value, for children that print one
 };
 
 // Runs `command` (this binary re-executed with --child ...) and reads its one result line, so
@@ -38,7 +39,7 @@ inline ChildResult RunChild(const std::string& command) {
   FILE* p = popen(command.c_str(), "r");
   ChildResult r;
   if (p == nullptr) return r;
-  if (std::fscanf(p, "%lf %ld", &r.seconds, &r.rss_kb) != 2) r = ChildResult();
+  if (std::fscanf(p, "%lf %ld %lf", &r.seconds, &r.rss_kb, &r.extra) < 2) r = ChildResult();
   pclose(p);
   return r;
 }
