@@ -9,6 +9,7 @@
 #include <grpcpp/security/server_credentials.h>
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -294,7 +295,34 @@ int Main() {
 }  // namespace
 }  // namespace rpsum::server
 
+namespace {
+
+// Debian's OpenBLAS 0.3.21 does not recognise recent Xeons and falls back to its generic
+// "Prescott" kernels: sgemm 4x slower, the whole model about 3x. It reads OPENBLAS_CORETYPE
+// once, when the library loads (before main), so when the variable is unset on a CPU with
+// AVX-512 or AVX2, set it and execute this binary again (same pid, same arguments). A value
+// the caller set, even empty, is left alone; scripts/cpu-env and the container's entrypoint
+// set it themselves.
+void SelectBlasKernels(char** argv) {
+  if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return;
+  __builtin_cpu_init();
+  const char* core = nullptr;
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) {
+    core = "SkylakeX";
+  } else if (__builtin_cpu_supports("avx2")) {
+    core = "Haswell";
+  }
+  if (core == nullptr) return;
+  setenv("OPENBLAS_CORETYPE", core, 1);
+  std::fprintf(stderr, "rpsum-server: OPENBLAS_CORETYPE=%s (set it to choose; restarting)\n", core);
+  execv("/proc/self/exe", argv);
+  std::perror("rpsum-server: re-exec for OPENBLAS_CORETYPE failed; generic BLAS kernels");
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  SelectBlasKernels(argv);
   absl::SetProgramUsageMessage(
       "Serves the rpsum summarizer over gRPC.\n  rpsum-server --model_dir models/rpsum-ext "
       "--listen 127.0.0.1:50051 --metrics_listen 127.0.0.1:9464");

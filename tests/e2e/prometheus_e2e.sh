@@ -29,11 +29,21 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$server" --model_dir "$model" --listen "$api" --health_listen "$health" \
+# Started without OPENBLAS_CORETYPE, as a user running the binary directly would: on a CPU
+# with AVX2 or AVX-512 the server sets it and re-executes itself (same pid).
+env -u OPENBLAS_CORETYPE "$server" --model_dir "$model" --listen "$api" --health_listen "$health" \
   --metrics_listen "$metrics" --threads 1 --drain_timeout_s 20 >"$tmp/server.log" 2>&1 &
 server_pid=$!
 pids+=($server_pid)
 "$client" health --server "$health" --wait 120 >/dev/null || { cat "$tmp/server.log"; exit 1; }
+if grep -qw avx2 /proc/cpuinfo; then
+  server_env=$(tr '\0' '\n' <"/proc/$server_pid/environ")  # no `| grep -q` under pipefail
+  grep -qE '^OPENBLAS_CORETYPE=(SkylakeX|Haswell)$' <<<"$server_env" || {
+    echo "FAIL: the server runs without OPENBLAS_CORETYPE on an AVX2 CPU"
+    cat "$tmp/server.log"
+    exit 1
+  }
+fi
 
 cat >"$tmp/prometheus.yml" <<YAML
 global:
