@@ -202,6 +202,12 @@ grpc::ServerUnaryReactor* SummarizerService::Summarize(grpc::CallbackServerConte
   std::shared_ptr<Call> call = Begin("Summarize", ctx, request);
   call->response = response;
   if (call->finished) return call->reactor;
+  // Shed before preparing when the queue is already past its limits, so that overload costs
+  // no preparation work (the scheduler checks again, with this request's cost, on Submit).
+  if (absl::Status capacity = scheduler_->Precheck(); !capacity.ok()) {
+    Finish(call.get(), capacity);
+    return call->reactor;
+  }
   PrepareThen(call, [this](const std::shared_ptr<Call>& call) {
     const auto& config = model_->description().config;
     const int64_t tokens = call->prepared.num_tokens();

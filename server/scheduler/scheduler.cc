@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 
 namespace rpsum::server {
 namespace {
@@ -49,6 +50,32 @@ absl::Duration Scheduler::PredictedQueueWait() const {
   return PredictedWaitLocked(clock_->Now());
 }
 
+absl::Status Scheduler::CapacityLocked(absl::Duration wait) const {
+  if (static_cast<int>(queue_.size()) >= options_.max_queue_requests) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("queue full: ", queue_.size(), " requests queued (max_queue_requests ",
+                     options_.max_queue_requests, "); retry in about ",
+                     absl::ToInt64Milliseconds(wait) + 1, " ms"));
+  }
+  if (options_.seconds_per_cost > 0 && options_.max_queue_wait > absl::ZeroDuration() &&
+      wait > options_.max_queue_wait) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("overloaded: the queued work takes about ", absl::ToInt64Milliseconds(wait),
+                     " ms (max_queue_wait ", absl::ToInt64Milliseconds(options_.max_queue_wait),
+                     " ms); retry in about ",
+                     absl::ToInt64Milliseconds(wait - options_.max_queue_wait) + 1, " ms"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Scheduler::Precheck() const {
+  MutexLock lock(&mu_);
+  if (!accepting_) {
+    return absl::UnavailableError("the server is shutting down; retry on another replica");
+  }
+  return CapacityLocked(PredictedWaitLocked(clock_->Now()));
+}
+
 absl::Status Scheduler::Submit(Job job) {
   MutexLock lock(&mu_);
   if (!accepting_) {
@@ -59,25 +86,12 @@ absl::Status Scheduler::Submit(Job job) {
     return absl::DeadlineExceededError("the deadline passed before the request was queued");
   }
   const absl::Duration wait = PredictedWaitLocked(now);
-  if (static_cast<int>(queue_.size()) >= options_.max_queue_requests) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("queue full: ", queue_.size(), " requests queued (max_queue_requests ",
-                     options_.max_queue_requests, "); retry in about ",
-                     absl::ToInt64Milliseconds(wait) + 1, " ms"));
-  }
+  RPSUM_RETURN_IF_ERROR(CapacityLocked(wait));
   if (!queue_.empty() && queued_cost_ + job.cost > options_.max_queue_cost) {
     return absl::ResourceExhaustedError(
         absl::StrCat("queue full: ", queued_cost_, " cost units queued, this request needs ",
                      job.cost, " (max_queue_cost ", options_.max_queue_cost, "); retry in about ",
                      absl::ToInt64Milliseconds(wait) + 1, " ms"));
-  }
-  if (options_.seconds_per_cost > 0 && options_.max_queue_wait > absl::ZeroDuration() &&
-      wait > options_.max_queue_wait) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("overloaded: the queued work takes about ", absl::ToInt64Milliseconds(wait),
-                     " ms (max_queue_wait ", absl::ToInt64Milliseconds(options_.max_queue_wait),
-                     " ms); retry in about ",
-                     absl::ToInt64Milliseconds(wait - options_.max_queue_wait) + 1, " ms"));
   }
   if (options_.seconds_per_cost > 0 && job.deadline != absl::InfiniteFuture()) {
     const absl::Duration predicted = wait + PredictedInference(job.cost);

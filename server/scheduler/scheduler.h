@@ -94,6 +94,12 @@ class Scheduler {
   // has passed or cannot be met given the queue ahead. Thread-safe.
   absl::Status Submit(Job job);
 
+  // The checks Submit makes that do not depend on the job: Unavailable while shutting down;
+  // ResourceExhausted when the request cap is full or the predicted wait already exceeds
+  // max_queue_wait. The service asks before it prepares a request, so that shedding under
+  // overload costs no preparation; Submit checks again. Never blocks. Thread-safe.
+  absl::Status Precheck() const;
+
   // Predicted wait in the queue right now: the queued cost plus the predicted remainder of the
   // running batches, over the workers (zero if speed unknown).
   absl::Duration PredictedQueueWait() const;
@@ -121,6 +127,8 @@ class Scheduler {
   void RunBatch(model::Summarizer* model, std::vector<Entry> batch);
   void Notify() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Duration PredictedWaitLocked(absl::Time now) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The request-cap and max_queue_wait refusals, given the predicted wait.
+  absl::Status CapacityLocked(absl::Duration wait) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Constant after construction.
   const SchedulerOptions options_;

@@ -248,6 +248,42 @@ TEST_F(SchedulerTest, MaxQueueWaitShedsWhenQueuedWorkTakesTooLong) {
   model_.Unblock();
 }
 
+TEST_F(SchedulerTest, PrecheckRefusesWhatSubmitWouldRefuseWhateverTheCost) {
+  SchedulerOptions o = NoDelay(1);
+  o.seconds_per_cost = 0.001;  // 1 ms per cost unit
+  o.max_queue_wait = absl::Milliseconds(250);
+  o.max_queue_requests = 8;
+  auto s = Make(o);
+  EXPECT_TRUE(s->Precheck().ok());
+  model_.Block();
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(s->Submit(MakeJob(100)).ok());
+  // 300 ms of work ahead: any request, even a tiny one, would wait too long.
+  const absl::Status shed = s->Precheck();
+  EXPECT_EQ(shed.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(shed.message().find("max_queue_wait 250 ms"), std::string::npos) << shed;
+  EXPECT_EQ(s->Submit(MakeJob(1)).code(), absl::StatusCode::kResourceExhausted);
+  model_.Unblock();
+  ASSERT_TRUE(Eventually([&] { return Done() == 3; }));
+  EXPECT_TRUE(s->Precheck().ok());
+  s->Shutdown(absl::ZeroDuration());
+  EXPECT_EQ(s->Precheck().code(), absl::StatusCode::kUnavailable);
+}
+
+TEST_F(SchedulerTest, PrecheckRefusesWhenTheRequestCapIsFull) {
+  SchedulerOptions o = NoDelay(1);
+  o.max_queue_requests = 2;
+  auto s = Make(o);
+  model_.Block();
+  ASSERT_TRUE(s->Submit(MakeJob(10)).ok());
+  ASSERT_TRUE(Eventually([&] { return s->running_requests() == 1; }));
+  ASSERT_TRUE(s->Submit(MakeJob(10)).ok());
+  ASSERT_TRUE(s->Submit(MakeJob(10)).ok());
+  const absl::Status full = s->Precheck();
+  EXPECT_EQ(full.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(full.message().find("max_queue_requests 2"), std::string::npos) << full;
+  model_.Unblock();
+}
+
 TEST_F(SchedulerTest, DeadlineThatCannotBeMetIsRejectedAtOnce) {
   SchedulerOptions o = NoDelay(8);
   o.seconds_per_cost = 0.001;  // 1 ms per cost unit
