@@ -138,15 +138,8 @@ at::Tensor BandRelativeAttend(const at::Tensor& qkv, int64_t heads, const at::Te
   TORCH_CHECK(heads >= 1 && qkv.size(2) % (3 * heads) == 0, "qkv's last dim ", qkv.size(2),
               " is not 3 * ", heads, " heads * d");
   TORCH_CHECK(window >= 1 && block >= 1, "window and block must be positive");
-  TORCH_CHECK(static_cast<int64_t>(head_k.size()) == heads, "head_k needs one entry per head");
   const int64_t n = qkv.size(0), l = qkv.size(1), d = qkv.size(2) / (3 * heads);
-  TORCH_CHECK(rel_k.dim() == 2 && rel_k.sizes() == rel_v.sizes() && rel_k.size(1) == d &&
-                  rel_k.size(0) % 2 == 1,
-              "relative tables must both be [2K+1, d]");
-  const int64_t big_k = (rel_k.size(0) - 1) / 2;
-  for (int64_t kh : head_k) {
-    TORCH_CHECK(kh >= 1 && kh <= big_k, "clip distance ", kh, " outside [1, ", big_k, "]");
-  }
+  const int64_t big_k = CheckRelativeTables(rel_k, rel_v, heads, d, head_k);
   if (key_valid.defined()) {
     TORCH_CHECK(key_valid.dim() == 2 && key_valid.size(0) == n && key_valid.size(1) == l,
                 "key_valid must be [N, L]");

@@ -98,15 +98,7 @@ Checked CheckArgs(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
               "q, k, v disagree on N or H");
   TORCH_CHECK(v.size(2) == c.lk && k.size(3) == c.d && v.size(3) == c.d,
               "k and v must be [N, H, Lk, d] with q's d");
-  TORCH_CHECK(rel_k.dim() == 2 && rel_k.sizes() == rel_v.sizes() && rel_k.size(1) == c.d &&
-                  rel_k.size(0) % 2 == 1,
-              "relative tables must both be [2K+1, d]");
-  c.big_k = (rel_k.size(0) - 1) / 2;
-  TORCH_CHECK(static_cast<int64_t>(head_k.size()) == c.h, "head_k needs one entry per head (", c.h,
-              "), got ", head_k.size());
-  for (int64_t kh : head_k) {
-    TORCH_CHECK(kh >= 1 && kh <= c.big_k, "clip distance ", kh, " outside [1, ", c.big_k, "]");
-  }
+  c.big_k = CheckRelativeTables(rel_k, rel_v, c.h, c.d, head_k);
   c.kc = *std::max_element(head_k.begin(), head_k.end());
   if (key_valid.defined()) {
     TORCH_CHECK(key_valid.dim() == 2 && key_valid.size(0) == c.n && key_valid.size(1) == c.lk,
@@ -372,6 +364,20 @@ at::Tensor DropoutMask(const at::Tensor& like, double p) {
 at::Tensor FastDropout(const at::Tensor& x, double p, bool training) {
   if (!training || p <= 0) return x;
   return x * DropoutMask(x, p);
+}
+
+int64_t CheckRelativeTables(const at::Tensor& rel_k, const at::Tensor& rel_v, int64_t heads,
+                            int64_t d, const std::vector<int64_t>& head_k) {
+  TORCH_CHECK(rel_k.dim() == 2 && rel_k.sizes() == rel_v.sizes() && rel_k.size(1) == d &&
+                  rel_k.size(0) % 2 == 1,
+              "relative tables must both be [2K+1, d]");
+  const int64_t big_k = (rel_k.size(0) - 1) / 2;
+  TORCH_CHECK(static_cast<int64_t>(head_k.size()) == heads, "head_k needs one entry per head (",
+              heads, "), got ", head_k.size());
+  for (int64_t kh : head_k) {
+    TORCH_CHECK(kh >= 1 && kh <= big_k, "clip distance ", kh, " outside [1, ", big_k, "]");
+  }
+  return big_k;
 }
 
 at::Tensor RelativeIndex(int64_t lq, int64_t lk, const std::vector<int64_t>& head_k,

@@ -78,6 +78,11 @@ at::Tensor BandRelativeAttend(const at::Tensor& qkv, int64_t heads, const at::Te
                               const at::Tensor& rel_v, const std::vector<int64_t>& head_k,
                               const at::Tensor& key_valid, int64_t window, int64_t block = 64);
 
+// Checks the relative tables rel_k and rel_v (both [2K+1, d]) and the per-head clip distances
+// (one per head, each in [1, K]); throws c10::Error naming what is wrong. Returns K.
+int64_t CheckRelativeTables(const at::Tensor& rel_k, const at::Tensor& rel_v, int64_t heads,
+                            int64_t d, const std::vector<int64_t>& head_k);
+
 // A dropout mask shaped like `like`: each element 0 with probability p, else 1 / (1 - p).
 // Generated in parallel by a counter-based hash seeded from ATen's default generator (so
 // at::manual_seed makes it reproducible); several times faster than at::bernoulli on CPU.
