@@ -124,9 +124,11 @@ absl::StatusOr<Checkpoint> LoadCheckpoint(const std::string& dir, const std::str
   if (!fs::is_regular_file(tokenizer_path)) {
     return absl::NotFoundError(absl::StrCat("tokenizer model '", tokenizer_path, "' is missing"));
   }
+  // The device first: a device this build cannot use fails at once, before the weights are
+  // hashed and read.
+  RPSUM_ASSIGN_OR_RETURN(at::Device dev, ParseDevice(device));
   RPSUM_ASSIGN_OR_RETURN(ck.weights_sha256, Sha256File(weights_path));
   RPSUM_ASSIGN_OR_RETURN(auto weights, ReadSafetensors(weights_path));
-  RPSUM_ASSIGN_OR_RETURN(at::Device dev, ParseDevice(device));
   try {
     ck.scorer = ExtractiveScorer(ck.config.architecture);
     RPSUM_RETURN_IF_ERROR(AssignWeights(ck.scorer, weights, weights_path));

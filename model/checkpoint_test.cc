@@ -1,6 +1,7 @@
 #include "model/checkpoint.h"
 
 #include <ATen/ATen.h>
+#include <torch/cuda.h>
 
 #include <filesystem>
 #include <fstream>
@@ -122,6 +123,20 @@ TEST_F(CheckpointTest, BadDeviceIsAnError) {
   EXPECT_FALSE(LoadCheckpoint(dir_.string(), "tpu:9").ok());
   EXPECT_TRUE(ParseDevice("cpu").ok());
   EXPECT_TRUE(ParseDevice("auto").ok());
+}
+
+// A CUDA device this process cannot use (a CPU-only LibTorch, or a GPU index past the last)
+// is a clean FailedPrecondition that says so, before the weights are hashed or read: with the
+// weights file removed, the answer is still about the device.
+TEST_F(CheckpointTest, UnusableCudaFailsBeforeTheWeightsAreRead) {
+  fs::remove(dir_ / "weights.safetensors");
+  for (const char* device : {"cuda", "cuda:99"}) {
+    if (std::string(device) == "cuda" && torch::cuda::is_available()) continue;
+    const absl::Status s = LoadCheckpoint(dir_.string(), device).status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << device << ": " << s;
+    EXPECT_NE(s.message().find(device), std::string::npos) << s;
+    EXPECT_EQ(s.message().find("weights"), std::string::npos) << s;
+  }
 }
 
 TEST(Safetensors, RoundTripsDtypesAndShapes) {

@@ -57,12 +57,12 @@ ModelRun RunModel(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int pa
                   int64_t k_fixed) {
   ModelRun r;
   for (const EvalDoc& d : docs) {
-    const int64_t k = PickClipDistance(ck.config, d.prepared.num_tokens(), k_fixed);
+    const int64_t k = ClipDistanceFor(ck.config, d.prepared.num_tokens(), k_fixed);
     const auto t0 = Clock::now();
     auto s = ScoreDocuments(ck, {&d.prepared}, k, pad);
     r.seconds += std::chrono::duration<double>(Clock::now() - t0).count();
     r.tokens += d.prepared.num_tokens();
-    r.scores.push_back(s.ok() ? (*s)[0] : std::vector<float>(d.texts.size(), 0.f));
+    r.scores.push_back(s.ok() ? (*s)[0].scores : std::vector<float>(d.texts.size(), 0.f));
     if (!s.ok())
       std::fprintf(stderr, "%s: %s\n", d.record->id.c_str(), s.status().ToString().c_str());
   }

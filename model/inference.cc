@@ -40,27 +40,18 @@ void SetModelFaultHookForTesting(std::function<void(size_t batch_size)> hook) {
 
 void ThrowModelErrorForTesting(const std::string& message) { TORCH_CHECK(false, message); }
 
-int64_t PickClipDistance(const ModelConfig& config, int64_t tokens, int64_t override_k) {
-  const int64_t k = override_k > 0 ? override_k : config.clip_policy.Pick(tokens);
-  return std::clamp<int64_t>(k, 1, config.architecture.max_clip_distance);
-}
-
-bool UsesLocalAttention(const ModelConfig& config, int64_t tokens) {
-  return tokens > config.attention.local_threshold;
-}
-
-AttentionPlan TokenPlan(const ModelConfig& config, int64_t max_tokens, int64_t k) {
+AttentionPlan TokenPlan(const ModelConfig& config, bool local, int64_t k) {
   AttentionPlan p;
   p.head_k = config.HeadClips(k);
-  p.local = UsesLocalAttention(config, max_tokens);
+  p.local = local;
   p.window = config.attention.local_window;
   return p;
 }
 
-AttentionPlan SentencePlan(const ModelConfig& config, int64_t max_units) {
+AttentionPlan SentencePlan(const ModelConfig& config, bool local) {
   AttentionPlan p;
   p.head_k.assign(config.architecture.heads, config.architecture.sentence_clip_distance);
-  p.local = max_units > config.attention.sentence_local_threshold;
+  p.local = local;
   p.window = config.attention.sentence_local_window;
   return p;
 }
@@ -107,23 +98,46 @@ ModelBatch MakeBatch(const std::vector<const PreparedDocument*>& docs, int32_t p
   return batch;
 }
 
-absl::StatusOr<std::vector<std::vector<float>>> ScoreDocuments(
+absl::StatusOr<std::vector<DocumentScores>> ScoreDocuments(
     const Checkpoint& checkpoint, const std::vector<const PreparedDocument*>& docs, int64_t k,
     int32_t pad_id) {
-  if (docs.empty()) return std::vector<std::vector<float>>{};
+  if (docs.empty()) return std::vector<DocumentScores>{};
   try {
     c10::InferenceMode guard;
     RunFaultHook(docs.size());
+    const ModelConfig& config = checkpoint.config;
     const at::Device device = checkpoint.scorer->parameters().front().device();
-    const ModelBatch batch = MakeBatch(docs, pad_id, device);
-    const AttentionPlan tp = TokenPlan(checkpoint.config, batch.tokens.size(1), k);
-    const AttentionPlan sp = SentencePlan(checkpoint.config, batch.sentence_pos.size(1));
     ExtractiveScorer scorer = checkpoint.scorer;  // shares the module
-    const at::Tensor probs = at::sigmoid(scorer->forward(batch, tp, sp)).to(at::kCPU).contiguous();
-    std::vector<std::vector<float>> out(docs.size());
-    for (size_t i = 0; i < docs.size(); ++i) {
-      const float* row = probs[i].data_ptr<float>();
-      out[i].assign(row, row + docs[i]->kept.size());
+    // One forward pass per attention mode present: (token local, sentence local) of each
+    // document's own length. Padding then only adds masked keys, which change nothing.
+    std::vector<DocumentScores> out(docs.size());
+    for (const bool token_local : {false, true}) {
+      for (const bool sentence_local : {false, true}) {
+        std::vector<size_t> members;
+        std::vector<const PreparedDocument*> group;
+        for (size_t i = 0; i < docs.size(); ++i) {
+          const auto units = static_cast<int64_t>(docs[i]->kept.size());
+          if (IsLocalAttention(config, docs[i]->num_tokens()) == token_local &&
+              IsLocalSentenceAttention(config, units) == sentence_local) {
+            members.push_back(i);
+            group.push_back(docs[i]);
+          }
+        }
+        if (group.empty()) continue;
+        const ModelBatch batch = MakeBatch(group, pad_id, device);
+        const at::Tensor probs =
+            at::sigmoid(scorer->forward(batch, TokenPlan(config, token_local, k),
+                                        SentencePlan(config, sentence_local)))
+                .to(at::kCPU)
+                .contiguous();
+        for (size_t g = 0; g < group.size(); ++g) {
+          const float* row = probs[static_cast<int64_t>(g)].data_ptr<float>();
+          DocumentScores& d = out[members[g]];
+          d.scores.assign(row, row + group[g]->kept.size());
+          d.clip_distance = k;
+          d.local_attention = token_local;
+        }
+      }
     }
     return out;
   } catch (const c10::Error& e) {

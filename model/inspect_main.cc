@@ -73,7 +73,7 @@ int Run() {
     std::fprintf(stderr, "rpsum-inspect: %s\n", prepared.status().ToString().c_str());
     return 1;
   }
-  const int64_t k = PickClipDistance(ck->config, prepared->num_tokens(), absl::GetFlag(FLAGS_k));
+  const int64_t k = ClipDistanceFor(ck->config, prepared->num_tokens(), absl::GetFlag(FLAGS_k));
 
   // Sentence scores over the whole document.
   auto scores = ScoreDocuments(*ck, {&*prepared}, k, tok->pad_id());
@@ -81,7 +81,7 @@ int Run() {
     std::fprintf(stderr, "rpsum-inspect: %s\n", scores.status().ToString().c_str());
     return 1;
   }
-  const std::vector<float>& s = (*scores)[0];
+  const std::vector<float>& s = (*scores)[0].scores;
   const int bar = std::max(2, std::min(12, 1200 / std::max<int>(1, s.size())));
   const int w = bar * static_cast<int>(s.size()), h = 200;
   std::vector<uint8_t> img(static_cast<size_t>(w) * h * 3, 255);

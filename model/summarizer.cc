@@ -20,4 +20,8 @@ bool IsLocalAttention(const ModelConfig& config, int64_t tokens) {
   return tokens > config.attention.local_threshold;
 }
 
+bool IsLocalSentenceAttention(const ModelConfig& config, int64_t units) {
+  return units > config.attention.sentence_local_threshold;
+}
+
 }  // namespace rpsum::model

@@ -17,6 +17,13 @@
 
 namespace rpsum::model {
 
+// One document's scores and how the model actually ran it (what a response reports).
+struct DocumentScores {
+  std::vector<float> scores;     // a probability per kept unit
+  int64_t clip_distance = 0;     // the k the token layers used
+  bool local_attention = false;  // block-local token attention (else full)
+};
+
 // Identity and shape of a loaded model, for GetModelInfo and metrics.
 struct ModelDescription {
   ModelConfig config;
@@ -30,10 +37,13 @@ class Summarizer {
   virtual ~Summarizer() = default;
 
   // Scores a batch of prepared documents that share clip distance `k` (1..max_clip_distance).
-  // Returns, per document, a probability per kept unit. ResourceExhausted means out of memory
-  // (the caller may split the batch); Internal is any other model failure. Never throws.
+  // Returns, per document, a probability per kept unit and the k and attention mode used.
+  // Batch-invariant: a document's result is the same (within float rounding, 1e-5) alone or
+  // with any partners, because the attention plan (full or block-local) is each document's
+  // own (docs/design.md, "Batching"). ResourceExhausted means out of memory (the caller may
+  // split the batch); Internal is any other model failure. Never throws.
   // Call from one worker thread at a time per Summarizer.
-  virtual absl::StatusOr<std::vector<std::vector<float>>> Score(
+  virtual absl::StatusOr<std::vector<DocumentScores>> Score(
       const std::vector<const PreparedDocument*>& docs, int64_t k) = 0;
 
   virtual const ModelDescription& description() const = 0;
@@ -62,9 +72,12 @@ void SetModelFaultHookForTesting(std::function<void(size_t batch_size)> hook);
 // all tokens under full attention and 3 windows under block-local attention). Torch-free.
 int64_t AttentionCost(const ModelConfig& config, int64_t tokens);
 
-// The clip distance k for a request (override 0: the policy), and the attention mode.
-int64_t ClipDistanceFor(const ModelConfig& config, int64_t tokens, int64_t override_k);
+// The clip distance k for a sequence of `tokens` (override 0: the policy, else the override),
+// clamped to the model's tables; and whether its token layers attend block-locally.
+int64_t ClipDistanceFor(const ModelConfig& config, int64_t tokens, int64_t override_k = 0);
 bool IsLocalAttention(const ModelConfig& config, int64_t tokens);
+// Whether the sentence layers attend block-locally for a document of `units` kept units.
+bool IsLocalSentenceAttention(const ModelConfig& config, int64_t units);
 
 }  // namespace rpsum::model
 

@@ -24,7 +24,7 @@ class TorchSummarizer : public Summarizer {
         absl::StrCat(TORCH_VERSION_MAJOR, ".", TORCH_VERSION_MINOR, ".", TORCH_VERSION_PATCH);
   }
 
-  absl::StatusOr<std::vector<std::vector<float>>> Score(
+  absl::StatusOr<std::vector<DocumentScores>> Score(
       const std::vector<const PreparedDocument*>& docs, int64_t k) override {
     return ScoreDocuments(ck_, docs, k, tokenizer_->pad_id());
   }

@@ -65,6 +65,9 @@ ABSL_FLAG(int, max_docs, 0, "use only the first N training documents (0: all)");
 ABSL_FLAG(int, valid_docs, 0, "validate on the first N valid documents (0: all)");
 ABSL_FLAG(int, max_steps, 0, "stop after this many steps in total (0: no limit)");
 ABSL_FLAG(double, time_limit_min, 0, "save and stop after this many minutes (0: no limit)");
+ABSL_FLAG(bool, checkpoint_layers, false,
+          "gradient checkpointing of the token layers: recompute their activations in the "
+          "backward instead of keeping them (less memory for long documents, one more forward)");
 
 namespace rpsum::model {
 namespace {
@@ -139,10 +142,10 @@ ModelConfig ConfigFromFlags(int vocab) {
 RougeMean Validate(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int32_t pad) {
   RougeMean m;
   for (const EvalDoc& d : docs) {
-    const int64_t k = PickClipDistance(ck.config, d.prepared.num_tokens());
+    const int64_t k = ClipDistanceFor(ck.config, d.prepared.num_tokens());
     auto scores = ScoreDocuments(ck, {&d.prepared}, k, pad);
     if (!scores.ok()) continue;
-    m.Add(ScoreSummary(d, SummaryFromScores(d, (*scores)[0])));
+    m.Add(ScoreSummary(d, SummaryFromScores(d, (*scores)[0].scores)));
   }
   return m.Mean();
 }
@@ -240,6 +243,7 @@ int Run() {
   }
 
   ExtractiveScorer model(config.architecture);
+  model->set_checkpoint_layers(absl::GetFlag(FLAGS_checkpoint_layers));
   torch::optim::AdamW opt(model->parameters(),
                           torch::optim::AdamWOptions(absl::GetFlag(FLAGS_lr))
                               .weight_decay(absl::GetFlag(FLAGS_weight_decay)));
@@ -312,10 +316,13 @@ int Run() {
       // and the fixed-k study stay in distribution).
       std::mt19937 krng(absl::GetFlag(FLAGS_seed) * 7919 + step);
       const auto& buckets = config.clip_policy.buckets;
-      const int64_t k = (krng() % 2 == 0) ? PickClipDistance(config, batch.tokens.size(1))
+      const int64_t k = (krng() % 2 == 0) ? ClipDistanceFor(config, batch.tokens.size(1))
                                           : buckets[krng() % buckets.size()];
-      const AttentionPlan tp = TokenPlan(config, batch.tokens.size(1), k);
-      const AttentionPlan sp = SentencePlan(config, batch.sentence_pos.size(1));
+      // Training batches hold documents of similar length: one plan for the batch.
+      const AttentionPlan tp =
+          TokenPlan(config, IsLocalAttention(config, batch.tokens.size(1)), k);
+      const AttentionPlan sp =
+          SentencePlan(config, IsLocalSentenceAttention(config, batch.sentence_pos.size(1)));
       at::Tensor labels = at::zeros(batch.sentence_valid.sizes(), at::kFloat);
       for (size_t i = 0; i < b.size(); ++i) {
         const auto& l = docs[b[i]].labels;

@@ -2,7 +2,10 @@
 // learns to rank the units the labels mark.
 #include "model/training.h"
 
+#include <torch/csrc/autograd/function.h>
 #include <torch/optim/adamw.h>
+
+#include <set>
 
 #include "gtest/gtest.h"
 #include "model/document.h"
@@ -116,7 +119,21 @@ TEST(Encoder, InferenceKernelMatchesTrainingKernel) {
 namespace rpsum::model {
 namespace {
 
-// Checkpointed token layers give the same loss and the same gradients, dropout included.
+// The number of autograd nodes that back-propagation from `t` would run.
+int64_t GraphNodes(const at::Tensor& t) {
+  std::set<const torch::autograd::Node*> seen;
+  std::vector<const torch::autograd::Node*> todo = {t.grad_fn().get()};
+  while (!todo.empty()) {
+    const torch::autograd::Node* n = todo.back();
+    todo.pop_back();
+    if (n == nullptr || !seen.insert(n).second) continue;
+    for (const auto& e : n->next_edges()) todo.push_back(e.function.get());
+  }
+  return static_cast<int64_t>(seen.size());
+}
+
+// Checkpointed token layers give the same loss and the same gradients, dropout included, and
+// keep far fewer saved activations.
 TEST(Training, GradientCheckpointingMatchesTheDirectBackward) {
   Architecture a{100, 32, 2, 64, 2, 1, 8, 4, kNumFeatures, 0.1, {}};
   at::manual_seed(9);
@@ -131,18 +148,26 @@ TEST(Training, GradientCheckpointingMatchesTheDirectBackward) {
   const at::Tensor y = at::tensor({1.f, 0.f, 0.f, 0.f, 1.f, 0.f}).view({2, 3});
   const AttentionPlan tp{{4, 4}, true, 16, AttentionImpl::kAuto};
   const AttentionPlan sp{{4, 4}, false, 0, AttentionImpl::kAuto};
+  int64_t nodes = 0;  // of the last run's autograd graph
   auto run = [&](bool ckpt) {
     m->set_checkpoint_layers(ckpt);
     m->zero_grad();
     at::manual_seed(77);  // same dropout masks in both runs
     const at::Tensor loss = ExtractiveLoss(m->forward(b, tp, sp), y, b.sentence_valid, 2.0);
+    nodes = GraphNodes(loss);
     loss.backward();
     std::vector<at::Tensor> g;
     for (const auto& p : m->parameters()) g.push_back(p.grad().clone());
     return std::make_pair(loss.item<double>(), g);
   };
   const auto direct = run(false);
+  const int64_t direct_nodes = nodes;
   const auto ckpt = run(true);
+  // Checkpointing must actually drop the token layers' activations: each checkpointed layer
+  // is one node of the graph (its input saved), not the dozens of nodes, each with its saved
+  // tensors, that the direct graph keeps per layer.
+  EXPECT_LE(nodes + 20 * a.token_layers, direct_nodes)
+      << "checkpointed graph " << nodes << " nodes, direct " << direct_nodes;
   EXPECT_NEAR(direct.first, ckpt.first, 1e-6);
   ASSERT_EQ(direct.second.size(), ckpt.second.size());
   for (size_t i = 0; i < direct.second.size(); ++i) {

@@ -93,8 +93,8 @@ void FillModelIdentity(const model::ModelDescription& d, v1::ModelIdentity* out)
 }
 
 void FillSummary(const RequestPlan& plan, const model::PreparedDocument& doc,
-                 const std::vector<float>& scores, const model::ModelConfig& config,
-                 v1::SummarizeResponse* out) {
+                 const model::DocumentScores& result, v1::SummarizeResponse* out) {
+  const std::vector<float>& scores = result.scores;
   std::vector<std::string_view> texts;
   std::vector<int32_t> words;
   for (int32_t u : doc.kept) {
@@ -143,6 +143,9 @@ void FillSummary(const RequestPlan& plan, const model::PreparedDocument& doc,
   out->set_input_sentences(static_cast<uint32_t>(doc.units.size()));
   out->set_truncated(doc.truncated);
   out->set_truncated_sentences(static_cast<uint32_t>(doc.units.size() - doc.kept.size()));
+  out->set_clip_distance(static_cast<uint32_t>(result.clip_distance));
+  out->set_attention_mode(result.local_attention ? v1::ATTENTION_MODE_LOCAL
+                                                 : v1::ATTENTION_MODE_FULL);
   if (plan.return_all_scores) {
     std::vector<float> all(doc.units.size(), 0.f);
     for (size_t i = 0; i < doc.kept.size(); ++i) all[doc.kept[i]] = scores[i];

@@ -29,11 +29,10 @@ struct RequestPlan {
 absl::StatusOr<RequestPlan> PlanRequest(const v1::SummarizeRequest& request,
                                         const model::ModelConfig& config);
 
-// Chooses sentences and fills `response` from a prepared document and its scores (one per
-// kept unit). Thread-safe.
+// Chooses sentences and fills `response` from a prepared document and the model's result
+// (a score per kept unit, and the k and attention mode it ran with). Thread-safe.
 void FillSummary(const RequestPlan& plan, const model::PreparedDocument& doc,
-                 const std::vector<float>& scores, const model::ModelConfig& config,
-                 v1::SummarizeResponse* response);
+                 const model::DocumentScores& result, v1::SummarizeResponse* response);
 
 // What Estimate reports about a prepared document (cost and predictions are the caller's).
 void FillEstimate(const model::PreparedDocument& doc, const model::ModelConfig& config,

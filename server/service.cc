@@ -218,7 +218,7 @@ grpc::ServerUnaryReactor* SummarizerService::Summarize(grpc::CallbackServerConte
     job.priority = call->plan.priority;
     job.deadline = Deadline(call->ctx);
     job.cancelled = [call] { return call->ctx->IsCancelled(); };
-    job.done = [this, call](absl::StatusOr<std::vector<float>> scores, const BatchInfo& info) {
+    job.done = [this, call](absl::StatusOr<model::DocumentScores> scores, const BatchInfo& info) {
       if (!scores.ok()) {
         Finish(call.get(), scores.status());
         return;
@@ -226,11 +226,7 @@ grpc::ServerUnaryReactor* SummarizerService::Summarize(grpc::CallbackServerConte
       const absl::Time s0 = clock_->Now();
       const auto& desc = model_->description();
       v1::SummarizeResponse* r = call->response;
-      FillSummary(call->plan, call->prepared, *scores, desc.config, r);
-      r->set_clip_distance(static_cast<uint32_t>(call->k));
-      r->set_attention_mode(model::IsLocalAttention(desc.config, call->prepared.num_tokens())
-                                ? v1::ATTENTION_MODE_LOCAL
-                                : v1::ATTENTION_MODE_FULL);
+      FillSummary(call->plan, call->prepared, *scores, r);
       FillModelIdentity(desc, r->mutable_model());
       const absl::Time end = clock_->Now();
       auto* t = r->mutable_timings();

@@ -22,7 +22,7 @@ class FakeSummarizer : public model::Summarizer {
     desc_.torch_version = "none";
   }
 
-  absl::StatusOr<std::vector<std::vector<float>>> Score(
+  absl::StatusOr<std::vector<model::DocumentScores>> Score(
       const std::vector<const model::PreparedDocument*>& docs, int64_t k) override {
     {
       MutexLock lock(&mu_);
@@ -34,12 +34,15 @@ class FakeSummarizer : public model::Summarizer {
       absl::Status s = hook_(docs);
       if (!s.ok()) return s;
     }
-    std::vector<std::vector<float>> out;
+    std::vector<model::DocumentScores> out;
     for (const auto* d : docs) {
-      std::vector<float> s(d->kept.size());
+      model::DocumentScores r;
+      r.scores.resize(d->kept.size());
       // Earlier units score higher, so selection is predictable.
-      for (size_t i = 0; i < s.size(); ++i) s[i] = 1.0f / static_cast<float>(i + 1);
-      out.push_back(std::move(s));
+      for (size_t i = 0; i < r.scores.size(); ++i) r.scores[i] = 1.0f / static_cast<float>(i + 1);
+      r.clip_distance = k;
+      r.local_attention = model::IsLocalAttention(desc_.config, d->num_tokens());
+      out.push_back(std::move(r));
     }
     return out;
   }

@@ -215,7 +215,7 @@ void Scheduler::WorkerLoop(model::Summarizer* model) {
     }
     if (!batch.empty()) {
       const int n = static_cast<int>(batch.size());
-      RunBatch(model, std::move(batch));
+      RunBatch(model, std::move(batch), batch_id);
       MutexLock lock(&mu_);
       running_ -= n;
       running_ends_.erase(batch_id);
@@ -225,7 +225,7 @@ void Scheduler::WorkerLoop(model::Summarizer* model) {
   }
 }
 
-void Scheduler::RunBatch(model::Summarizer* model, std::vector<Entry> batch) {
+void Scheduler::RunBatch(model::Summarizer* model, std::vector<Entry> batch, uint64_t batch_id) {
   BatchInfo info;
   info.size = static_cast<int>(batch.size());
   info.k = batch.front().job.k;
@@ -240,7 +240,7 @@ void Scheduler::RunBatch(model::Summarizer* model, std::vector<Entry> batch) {
   }
   const int64_t padded = longest * info.size;
   info.padding_ratio = padded > 0 ? static_cast<double>(padded - total) / padded : 0;
-  absl::StatusOr<std::vector<std::vector<float>>> scores;
+  absl::StatusOr<std::vector<model::DocumentScores>> scores;
   try {
     scores = model->Score(docs, info.k);
   } catch (const std::exception& e) {
@@ -256,14 +256,18 @@ void Scheduler::RunBatch(model::Summarizer* model, std::vector<Entry> batch) {
     std::vector<Entry> second(std::make_move_iterator(batch.begin() + info.size / 2),
                               std::make_move_iterator(batch.end()));
     batch.resize(info.size / 2);
-    RunBatch(model, std::move(batch));
-    RunBatch(model, std::move(second));
+    RunBatch(model, std::move(batch), batch_id);
+    RunBatch(model, std::move(second), batch_id);
     return;
   }
   if (scores.ok() && scores->size() != batch.size()) {
     scores = absl::InternalError("model returned scores for a different number of documents");
   }
   if (observer_ != nullptr) observer_->OnBatch(info);
+  {
+    MutexLock lock(&mu_);
+    running_ends_.erase(batch_id);
+  }
   for (size_t i = 0; i < batch.size(); ++i) {
     BatchInfo mine = info;
     mine.queue_wait = start - batch[i].enqueued;

@@ -62,7 +62,8 @@ struct Job {
   // Polled before the job runs; true drops it with Cancelled. May be empty.
   std::function<bool()> cancelled;
   // Runs exactly once, on a worker thread, or in Shutdown's caller for work that cannot run.
-  std::function<void(absl::StatusOr<std::vector<float>>, const BatchInfo&)> done;
+  // Its scores carry the k and attention mode the model ran it with.
+  std::function<void(absl::StatusOr<model::DocumentScores>, const BatchInfo&)> done;
 };
 
 // Metrics hooks. Called from worker threads and Submit's caller; implementations must be
@@ -124,7 +125,10 @@ class Scheduler {
   // Picks the next batch, or returns an empty one and sets *wait_until.
   std::vector<Entry> TakeBatch(absl::Time now, absl::Time* wait_until, std::vector<Entry>* dropped)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void RunBatch(model::Summarizer* model, std::vector<Entry> batch);
+  // Runs `batch` (number `batch_id`) and answers its requests. The batch stops counting as
+  // running work for the wait prediction before the first answer goes out, so a client that
+  // sends its next request on an answer never sees its own finished batch ahead of it.
+  void RunBatch(model::Summarizer* model, std::vector<Entry> batch, uint64_t batch_id);
   void Notify() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Duration PredictedWaitLocked(absl::Time now) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The request-cap and max_queue_wait refusals, given the predicted wait.

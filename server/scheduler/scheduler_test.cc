@@ -54,7 +54,7 @@ class SchedulerTest : public ::testing::Test {
       MutexLock lock(&mu_);
       return cancelled_.count(id) > 0;
     };
-    j.done = [this, id](absl::StatusOr<std::vector<float>> r, const BatchInfo& info) {
+    j.done = [this, id](absl::StatusOr<model::DocumentScores> r, const BatchInfo& info) {
       MutexLock lock(&mu_);
       Result& res = results_[id];
       res.status = r.status();
@@ -256,6 +256,32 @@ TEST_F(SchedulerTest, MaxQueueWaitShedsWhenQueuedWorkTakesTooLong) {
   EXPECT_TRUE(s->Precheck().ok());  // the work ahead is done
   s->Shutdown(absl::ZeroDuration());
   EXPECT_EQ(s->Precheck().code(), absl::StatusCode::kUnavailable);
+}
+
+// A closed-loop client sends its next request from the answer to the previous one. Its finished
+// batch must not count as running work ahead of it: with a fake clock that stands still, the
+// batch's whole predicted 300 ms would otherwise still be "remaining" (the race that refused an
+// unloaded client's baseline on a busy machine).
+TEST_F(SchedulerTest, AnAnsweredBatchIsNoLongerWorkAhead) {
+  SchedulerOptions o = NoDelay(1);
+  o.seconds_per_cost = 0.001;
+  o.max_queue_wait = absl::Milliseconds(100);
+  auto s = Make(o);
+  Job j = MakeJob(300);
+  absl::Status in_answer = absl::UnknownError("not answered");
+  Mutex answer_mu;
+  auto done = std::move(j.done);
+  j.done = [&, done](absl::StatusOr<model::DocumentScores> r, const BatchInfo& info) {
+    {
+      MutexLock lock(&answer_mu);
+      in_answer = s->Precheck();
+    }
+    done(std::move(r), info);
+  };
+  ASSERT_TRUE(s->Submit(std::move(j)).ok());
+  ASSERT_TRUE(Eventually([&] { return Done() == 1; }));
+  MutexLock lock(&answer_mu);
+  EXPECT_TRUE(in_answer.ok()) << in_answer;
 }
 
 TEST_F(SchedulerTest, PrecheckRefusesWhenTheRequestCapIsFull) {

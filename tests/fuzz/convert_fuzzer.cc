@@ -49,10 +49,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   po.truncation = plan->truncation;
   auto doc = model::Prepare(plan->input, tokenizer, po);
   if (!doc.ok()) return 0;
-  std::vector<float> scores(doc->kept.size());
-  for (size_t i = 0; i < scores.size(); ++i) scores[i] = static_cast<float>((i * 7919) % 101) / 100;
+  model::DocumentScores scores;
+  scores.scores.resize(doc->kept.size());
+  for (size_t i = 0; i < scores.scores.size(); ++i) {
+    scores.scores[i] = static_cast<float>((i * 7919) % 101) / 100;
+  }
+  scores.clip_distance = 4;
   v1::SummarizeResponse response;
-  server::FillSummary(*plan, *doc, scores, config, &response);
+  server::FillSummary(*plan, *doc, scores, &response);
   uint32_t last = 0;
   for (int i = 0; i < response.sentences_size(); ++i) {
     const v1::Sentence& s = response.sentences(i);

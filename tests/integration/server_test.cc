@@ -576,5 +576,69 @@ TEST(Server, RealModelFaultFailsOneBatchAndOutOfMemorySplitsAndRetries) {
   EXPECT_TRUE(c->Health().ok());
 }
 
+// A request's answer does not depend on what else is in its batch: the same document alone
+// and batched with a partner on the other side of the block-local threshold (256 tokens in
+// this config) gets the same scores, and each response reports the attention mode and k its
+// own length ran with.
+TEST(Server, AnswersDoNotDependOnTheBatch) {
+#ifdef RPSUM_SPM_NO_DEEPBIND
+  GTEST_SKIP() << "the real tokenizer cannot load next to gRPC in sanitizer builds";
+#endif
+  ServerSetup setup;
+  setup.scheduler.max_batch_size = 4;
+  setup.scheduler.max_queue_delay = absl::Milliseconds(300);  // let the requests meet
+  auto s = StartServer(setup);
+  ASSERT_NE(s, nullptr);
+  auto c = Connect(s->port);
+  // The longest document at or below the threshold and the shortest above it.
+  std::string below, above;
+  for (int n = 4; n < 60 && above.empty(); ++n) {
+    auto e = c->Estimate(Document(n));
+    ASSERT_TRUE(e.ok()) << e.status();
+    (e->input_tokens() <= 256 ? below : above) = Document(n);
+  }
+  ASSERT_FALSE(below.empty());
+  ASSERT_FALSE(above.empty());
+  client::SummarizeOptions o;
+  o.max_sentences = 6;
+  auto scores = [](const client::Summary& r) {
+    std::vector<float> v;
+    for (const auto& sent : r.sentences()) v.push_back(sent.score());
+    return v;
+  };
+  const auto alone_below = c->Summarize(below, o);
+  const auto alone_above = c->Summarize(above, o);
+  ASSERT_TRUE(alone_below.ok() && alone_above.ok());
+  EXPECT_EQ(alone_below->attention_mode(), v1::ATTENTION_MODE_FULL);
+  EXPECT_EQ(alone_above->attention_mode(), v1::ATTENTION_MODE_LOCAL);
+
+  std::atomic<int> largest_batch{0};
+  model::SetModelFaultHookForTesting([&](size_t batch) {
+    int seen = largest_batch.load();
+    while (static_cast<int>(batch) > seen && !largest_batch.compare_exchange_weak(seen, batch)) {
+    }
+  });
+  absl::StatusOr<client::Summary> batched_below, batched_above;
+  std::thread t1([&] { batched_below = Connect(s->port)->Summarize(below, o); });
+  std::thread t2([&] { batched_above = Connect(s->port)->Summarize(above, o); });
+  t1.join();
+  t2.join();
+  model::SetModelFaultHookForTesting(nullptr);
+  ASSERT_TRUE(batched_below.ok() && batched_above.ok());
+  EXPECT_EQ(largest_batch.load(), 2) << "the two requests did not share a batch";
+  for (const auto& [alone, batched] :
+       {std::make_pair(&*alone_below, &*batched_below), std::make_pair(&*alone_above,
+                                                                        &*batched_above)}) {
+    EXPECT_EQ(batched->attention_mode(), alone->attention_mode());
+    EXPECT_EQ(batched->clip_distance(), alone->clip_distance());
+    const std::vector<float> a = scores(*alone), b = scores(*batched);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_NEAR(a[i], b[i], 1e-5) << "sentence " << i << " of " << batched->input_tokens()
+                                    << " tokens";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rpsum::server
