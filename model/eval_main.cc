@@ -1,6 +1,8 @@
-// rpsum-eval: the evaluation protocol of design section 6. Runs a checkpoint and the baselines
-// (lead, TextRank, greedy oracle) on one split with the same units and budget (each summary cut
-// to its reference's word count), prints markdown tables (overall, by document length, by
+// rpsum-eval: the evaluation protocol (docs/design.md, "Evaluation"). Runs a checkpoint and the
+// baselines (lead, TextRank, greedy oracle) on one split with the same units and budget, the
+// reference's word count: the model and TextRank through the service's own selection
+// (SelectSummary: what a client asking for that many words gets), lead and the oracle cut to
+// the budget. Prints markdown tables (overall, by document length, by
 // source) and writes JSON. --k_study adds the clip-distance study (fixed k vs the policy).
 #include <ATen/ATen.h>
 

@@ -38,11 +38,9 @@ std::string SummaryFromUnits(const EvalDoc& doc, const std::vector<int32_t>& cho
 }
 
 std::string SummaryFromScores(const EvalDoc& doc, const std::vector<float>& scores) {
-  SelectOptions o;
-  o.budget = {Budget::Kind::kWords, static_cast<double>(doc.reference_words)};
-  o.allow_overflow = true;
-  o.trigram_blocking = true;
-  return SummaryFromUnits(doc, SelectByScore(scores, doc.texts, doc.words, o));
+  SelectOptions o;  // what the server makes of a request with max_words only
+  o.budget = {Budget::Kind::kWords, std::max<double>(1, static_cast<double>(doc.reference_words))};
+  return JoinAndCut(doc.texts, SelectSummary(doc.prepared, doc.texts, scores, o), 0);
 }
 
 RougeScores ScoreSummary(const EvalDoc& doc, const std::string& summary) {

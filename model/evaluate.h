@@ -30,9 +30,13 @@ std::vector<EvalDoc> PrepareCorpus(const std::vector<CorpusRecord>& records,
                                    const Tokenizer& tokenizer, const PrepareOptions& options,
                                    bool with_oracle, int* skipped);
 
-// The summary of `doc` from per-unit scores: top units (trigram blocking) until the reference
-// length, in document order, cut to the reference's word count.
+// The summary the service returns for `doc` from per-unit scores when asked for max_words =
+// the reference's word count (SelectSummary, the one policy the server applies: headings only
+// when nothing else, trigram blocking, whole units that fit), its units joined by newlines,
+// not cut. Scores a model and TextRank exactly as served.
 std::string SummaryFromScores(const EvalDoc& doc, const std::vector<float>& scores);
+// The given units joined and cut to the reference's word count: the classic protocol for the
+// lead and oracle reference points.
 std::string SummaryFromUnits(const EvalDoc& doc, const std::vector<int32_t>& chosen);
 
 // ROUGE of a summary against the document's reference summaries: the best F1 over references

@@ -64,6 +64,36 @@ std::vector<int32_t> SelectByScore(const std::vector<float>& scores,
   return chosen;
 }
 
+std::vector<int32_t> SelectSummary(const PreparedDocument& doc,
+                                   const std::vector<std::string_view>& texts,
+                                   const std::vector<float>& scores, SelectOptions o) {
+  const size_t n = doc.kept.size();
+  std::vector<int32_t> words(n);
+  bool any_content = false;
+  for (size_t i = 0; i < n; ++i) {
+    const Unit& u = doc.units[doc.kept[i]];
+    words[i] = u.words;
+    any_content |= u.kind != UnitKind::kHeading;
+  }
+  if (o.budget.kind == Budget::Kind::kRatio) {
+    o.budget = {Budget::Kind::kWords,
+                std::max(1.0, o.budget.value * static_cast<double>(doc.total_words))};
+  }
+  std::vector<float> ranked = scores;
+  if (any_content) {
+    for (size_t i = 0; i < n; ++i) {
+      if (doc.units[doc.kept[i]].kind == UnitKind::kHeading) ranked[i] = -1.f;
+    }
+  }
+  std::vector<int32_t> chosen = SelectByScore(ranked, texts, words, o);
+  if (any_content) {
+    chosen.erase(
+        std::remove_if(chosen.begin(), chosen.end(), [&](int32_t i) { return ranked[i] < 0; }),
+        chosen.end());
+  }
+  return chosen;
+}
+
 std::string JoinAndCut(const std::vector<std::string_view>& texts,
                        const std::vector<int32_t>& chosen, int64_t max_words) {
   std::string out;

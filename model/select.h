@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/document.h"
+
 namespace rpsum::model {
 
 struct Budget {
@@ -32,6 +34,15 @@ struct SelectOptions {
 std::vector<int32_t> SelectByScore(const std::vector<float>& scores,
                                    const std::vector<std::string_view>& texts,
                                    const std::vector<int32_t>& words, const SelectOptions& options);
+
+// The summary policy: what the service returns and what evaluation scores, so the model card's
+// numbers are the served summaries' (docs/design.md, "Selection"). A ratio budget becomes words
+// of the whole input (truncated units included); headings are structure, not content, and are
+// chosen only when the input has nothing else; then SelectByScore. `scores` and `texts` have
+// one entry per kept unit of `doc`. Returns indices into doc.kept, ascending. Thread-safe.
+std::vector<int32_t> SelectSummary(const PreparedDocument& doc,
+                                   const std::vector<std::string_view>& texts,
+                                   const std::vector<float>& scores, SelectOptions options);
 
 // Joins the texts of `chosen` with '\n' and cuts the result to `max_words` words (0: no cut).
 std::string JoinAndCut(const std::vector<std::string_view>& texts,

@@ -96,34 +96,8 @@ void FillSummary(const RequestPlan& plan, const model::PreparedDocument& doc,
                  const model::DocumentScores& result, v1::SummarizeResponse* out) {
   const std::vector<float>& scores = result.scores;
   std::vector<std::string_view> texts;
-  std::vector<int32_t> words;
-  for (int32_t u : doc.kept) {
-    texts.push_back(doc.UnitText(plan.input, u));
-    words.push_back(doc.units[u].words);
-  }
-  model::SelectOptions o = plan.select;
-  if (o.budget.kind == model::Budget::Kind::kRatio) {
-    // The ratio is of the whole input's words, truncated units included.
-    o.budget = {model::Budget::Kind::kWords,
-                std::max(1.0, o.budget.value * static_cast<double>(doc.total_words))};
-  }
-  // Headings are structure, not content: they are chosen only if nothing else exists.
-  std::vector<float> ranked = scores;
-  bool any_content = false;
-  for (size_t i = 0; i < doc.kept.size(); ++i) {
-    any_content |= doc.units[doc.kept[i]].kind != model::UnitKind::kHeading;
-  }
-  if (any_content) {
-    for (size_t i = 0; i < doc.kept.size(); ++i) {
-      if (doc.units[doc.kept[i]].kind == model::UnitKind::kHeading) ranked[i] = -1.f;
-    }
-  }
-  std::vector<int32_t> chosen = model::SelectByScore(ranked, texts, words, o);
-  if (any_content) {
-    chosen.erase(
-        std::remove_if(chosen.begin(), chosen.end(), [&](int32_t i) { return ranked[i] < 0; }),
-        chosen.end());
-  }
+  for (int32_t u : doc.kept) texts.push_back(doc.UnitText(plan.input, u));
+  const std::vector<int32_t> chosen = model::SelectSummary(doc, texts, scores, plan.select);
   std::string summary;
   for (int32_t i : chosen) {
     const int32_t unit = doc.kept[i];
