@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
 
 namespace rpsum::model {
@@ -50,6 +51,23 @@ absl::StatusOr<std::vector<CorpusRecord>> ReadCorpus(const std::string& path, in
       }
     }
     pos = end + 1;
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<CorpusRecord>> ReadCorpusSplit(const std::string& dirs,
+                                                          const std::string& split, int limit) {
+  std::vector<CorpusRecord> out;
+  for (absl::string_view dir : absl::StrSplit(dirs, ',', absl::SkipEmpty())) {
+    const int left = limit > 0 ? limit - static_cast<int>(out.size()) : 0;
+    if (limit > 0 && left <= 0) break;
+    absl::StatusOr<std::vector<CorpusRecord>> part =
+        ReadCorpus(absl::StrCat(dir, "/", split, ".jsonl.gz"), left);
+    if (!part.ok()) return part.status();
+    for (CorpusRecord& r : *part) out.push_back(std::move(r));
+  }
+  if (out.empty()) {
+    return absl::NotFoundError(absl::StrCat("no ", split, " records in '", dirs, "'"));
   }
   return out;
 }

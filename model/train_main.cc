@@ -35,7 +35,10 @@
 #include "model/training.h"
 #include "nlohmann/json.hpp"
 
-ABSL_FLAG(std::string, data_dir, "../shared/data/corpus", "corpus folder (train/valid .jsonl.gz)");
+ABSL_FLAG(std::string, data_dir, "../shared/data/corpus",
+          "corpus folders, comma-separated (train/valid .jsonl.gz of each)");
+ABSL_FLAG(std::string, valid_dir, "",
+          "corpus folders to validate on, comma-separated (default: --data_dir)");
 ABSL_FLAG(std::string, out, "runs/rpsum-ext", "output folder: state/, best/ (the checkpoint)");
 ABSL_FLAG(std::string, tokenizer, "", "existing SentencePiece model (default: train one)");
 ABSL_FLAG(int, vocab_size, 8000, "tokenizer vocabulary size when training one");
@@ -91,7 +94,7 @@ absl::Status EnsureTokenizer(const std::string& out, std::string* path) {
   }
   *path = (fs::path(out) / "tokenizer.model").string();
   if (fs::exists(*path)) return absl::OkStatus();
-  auto train = ReadCorpus(absl::GetFlag(FLAGS_data_dir) + "/train.jsonl.gz");
+  auto train = ReadCorpusSplit(absl::GetFlag(FLAGS_data_dir), "train");
   if (!train.ok()) return train.status();
   const std::string lines = (fs::path(out) / "tokenizer_input.txt").string();
   {
@@ -178,9 +181,11 @@ int Run() {
   const ModelConfig config = ConfigFromFlags(tokenizer->vocab_size());
 
   auto train =
-      ReadCorpus(absl::GetFlag(FLAGS_data_dir) + "/train.jsonl.gz", absl::GetFlag(FLAGS_max_docs));
-  auto valid = ReadCorpus(absl::GetFlag(FLAGS_data_dir) + "/valid.jsonl.gz",
-                          absl::GetFlag(FLAGS_valid_docs));
+      ReadCorpusSplit(absl::GetFlag(FLAGS_data_dir), "train", absl::GetFlag(FLAGS_max_docs));
+  auto valid = ReadCorpusSplit(absl::GetFlag(FLAGS_valid_dir).empty()
+                                   ? absl::GetFlag(FLAGS_data_dir)
+                                   : absl::GetFlag(FLAGS_valid_dir),
+                               "valid", absl::GetFlag(FLAGS_valid_docs));
   if (!train.ok() || !valid.ok()) {
     std::fprintf(stderr, "corpus: %s %s\n", train.status().ToString().c_str(),
                  valid.status().ToString().c_str());
