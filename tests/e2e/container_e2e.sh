@@ -1,24 +1,19 @@
 #!/usr/bin/env bash
 # End to end for the container image: builds the Dockerfile with podman (rootless engines and
-# registries are not needed: the base image is built locally by ../shared/tools/make-base-image),
+# registries are not needed: the base image is built locally by deploy/docker/make-base-image),
 # exports the image's filesystem, runs its entrypoint under chroot on loopback as the image's
 # user, and gets a real summary back through the image's own client. Reports the image size
 # (target < 1.2 GB) and what dominates it. SIGTERM must drain and exit 0.
-#   container_e2e.sh SOURCE_DIR        (exit 77: skipped: no podman or no base image)
+#   container_e2e.sh SOURCE_DIR        (exit 77: skipped: not root, which chroot needs)
 # Env: RPSUM_IMAGE (tag, default localhost/rpsum:test), RPSUM_IMAGE_MAX_MB (default 1229).
 set -euo pipefail
 trap 'echo "FAIL: line $LINENO: \"$BASH_COMMAND\" exited $?" >&2' ERR
 src=$(cd "$1" && pwd)
 image=${RPSUM_IMAGE:-localhost/rpsum:test}
 max_mb=${RPSUM_IMAGE_MAX_MB:-1229}
-command -v podman >/dev/null || { echo "skip: podman is not installed (apt-get install podman)"; exit 77; }
+command -v podman >/dev/null || { echo "FAIL: podman is not installed (scripts/setup installs it)"; exit 1; }
 [ "$(id -u)" -eq 0 ] || { echo "skip: chroot needs root"; exit 77; }
-base=docker.io/library/debian:bookworm-slim
-if ! podman image exists "$base"; then
-  maker=$src/../shared/tools/make-base-image
-  [ -x "$maker" ] || { echo "skip: no $base image and no $maker to build it"; exit 77; }
-  "$maker"
-fi
+"$src/deploy/docker/make-base-image"
 
 # Build. A warm ccache from the host, if any, makes the compile stage cheap (same compiler and
 # headers: both are Debian 12).
