@@ -167,6 +167,9 @@ int Main() {
   if (!absl::GetFlag(FLAGS_health_listen).empty()) {
     grpc::ServerBuilder hb;
     hb.AddListeningPort(absl::GetFlag(FLAGS_health_listen), grpc::InsecureServerCredentials());
+    // No SO_REUSEPORT: a port another process holds is an error here, not a shared port whose
+    // connections the kernel splits between two servers.
+    hb.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
     health_server = hb.BuildAndStart();
     if (!health_server) {
       std::fprintf(stderr, "rpsum-server: cannot listen on %s\n",
@@ -256,6 +259,7 @@ int Main() {
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(absl::GetFlag(FLAGS_listen), Credentials(&tls), &port);
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);  // see the health server
   builder.RegisterService(&service);
   // Oversized messages get RESOURCE_EXHAUSTED from gRPC itself, before any parsing.
   builder.SetMaxReceiveMessageSize(
