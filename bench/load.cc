@@ -271,9 +271,14 @@ int Run() {
     out["seconds"] = seconds;
     out["docs_per_s"] = ok / seconds;
     out["tokens_per_s"] = static_cast<double>(tokens) / seconds;
+    // A percentile needs samples past it to differ from the maximum: p90 from 20 samples, p99
+    // from 200; with fewer it is null (reported as "-"), never a maximum under another name.
+    auto at_least = [&](double p, size_t n) -> nlohmann::json {
+      return lat.size() >= n ? nlohmann::json(Percentile(lat, p)) : nlohmann::json(nullptr);
+    };
     out["latency_ms"] = {{"p50", Percentile(lat, 50)},
-                         {"p90", Percentile(lat, 90)},
-                         {"p99", Percentile(lat, 99)},
+                         {"p90", at_least(90, 20)},
+                         {"p99", at_least(99, 200)},
                          {"max", Percentile(lat, 100)}};
     out["server_total_ms_p50"] = Percentile(server, 50);
     out["model_ms_p50"] = Percentile(model, 50);

@@ -13,12 +13,23 @@ import subprocess
 import sys
 
 
+
+def ms(v):
+    """A latency in ms, or '-' where the run had too few samples for that percentile."""
+    return "-" if v is None else f"{v:.0f}"
+
+
+def ratio(a, b):
+    return "-" if a is None or b is None else f"{a / b:.2f}"
+
 def main(runs_dir, out_dir):
     runs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(runs_dir, "run-*.json")),
                                                key=lambda p: int(p.split("-")[-1][:-5]))]
     compares = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(runs_dir, "compare-*.json")))]
+    unit_file = os.path.join(runs_dir, "cost_unit_us.txt")
+    cost_unit_us = float(open(unit_file).read()) if os.path.exists(unit_file) else None
     with open(os.path.join(out_dir, "load.json"), "w") as f:
-        json.dump({"runs": runs, "compare": compares}, f, indent=1)
+        json.dump({"runs": runs, "compare": compares, "cost_unit_us": cost_unit_us}, f, indent=1)
 
     by = {(r["label"], r.get("concurrency", 0)): r for r in runs if r["mode"] == "closed"}
     md = ["## Serving: closed loop, same documents, one server at a time", "",
@@ -31,7 +42,7 @@ def main(runs_dir, out_dir):
         errors = {k: v for k, v in r["codes"].items() if k != "OK"}
         conc = r["concurrency"] if r["mode"] == "closed" else f"open {r['rate']}/s"
         md.append(f"| {r['label']} | {conc} | {r['docs_per_s']:.2f} | {r['tokens_per_s']:.0f} | "
-                  f"{lat['p50']:.0f} | {lat['p90']:.0f} | {lat['p99']:.0f} | "
+                  f"{ms(lat['p50'])} | {ms(lat['p90'])} | {ms(lat['p99'])} | "
                   f"{r.get('batch_size_mean', '-') if 'batch_size_mean' in r else '-'} | "
                   f"{errors or 0} |")
     md += ["", "## Ratios measured in this run", "", "| comparison | concurrency | ratio |",
@@ -43,13 +54,16 @@ def main(runs_dir, out_dir):
                 md.append(f"| rpsum / {other} throughput | {c} | "
                           f"{a['docs_per_s'] / b['docs_per_s']:.2f}x |")
                 md.append(f"| rpsum / {other} p99 latency | {c} | "
-                          f"{a['latency_ms']['p99'] / b['latency_ms']['p99']:.2f} |")
+                          f"{ratio(a['latency_ms']['p99'], b['latency_ms']['p99'])} |")
     on, off = by.get(("rpsum-batch8", 16)), by.get(("rpsum", 16))
     if on and off:
         md.append(f"| batching on (8) / off (the CPU default) throughput | 16 | "
                   f"{on['docs_per_s'] / off['docs_per_s']:.2f}x |")
         md.append(f"| batching on (8) / off p99 latency | 16 | "
-                  f"{on['latency_ms']['p99'] / off['latency_ms']['p99']:.2f} |")
+                  f"{ratio(on['latency_ms']['p99'], off['latency_ms']['p99'])} |")
+    if cost_unit_us is not None:
+        md += ["", f"Cost unit measured by the server's warm-up at start: {cost_unit_us:.2f} us per "
+                   f"unit (2 threads)."]
     small = [r for r in runs if r["label"] == "rpsum-200w"]
     if small:
         r = small[0]
@@ -77,7 +91,9 @@ def main(runs_dir, out_dir):
             for c in (1, 4, 16):
                 r = by.get((label, c))
                 if r:
-                    f.write(f"{c} {r['docs_per_s']} {r['latency_ms']['p50']} {r['latency_ms']['p99']}\n")
+                    p99 = r['latency_ms']['p99']
+                    f.write(f"{c} {r['docs_per_s']} {r['latency_ms']['p50']} "
+                            f"{'NaN' if p99 is None else p99}\n")
             f.write("\n\n")
     plots = [("throughput_vs_concurrency.png", "documents / s", "2", "Throughput vs concurrency"),
              ("latency_vs_concurrency.png", "latency ms (p50 solid, p99 dashed)", "3",
