@@ -27,8 +27,7 @@ absl::StatusOr<std::vector<CorpusRecord>> ReadCorpus(const std::string& path, in
 // comma-separated list ("corpus,corpus-extra"): <dir>/<split>.jsonl.gz of each, concatenated in
 // that order. `limit` > 0 keeps the first N records of the whole list.
 absl::StatusOr<std::vector<CorpusRecord>> ReadCorpusSplit(const std::string& dirs,
-                                                          const std::string& split,
-                                                          int limit = 0);
+                                                          const std::string& split, int limit = 0);
 
 // Reads a whole file, gunzipping it if it is gzip. NotFound if it cannot be opened.
 absl::StatusOr<std::string> ReadMaybeGzip(const std::string& path);

@@ -1,4 +1,4 @@
-// Document preparation (design section 2, step 2): validation, sentence units with byte
+// Document preparation (docs/design.md, section 2, step 3): validation, sentence units with byte
 // offsets, tokens and the model input of one document. Torch-free: the server's preparation
 // pool and the training and evaluation programs share it.
 #ifndef RPSUM_MODEL_DOCUMENT_H_

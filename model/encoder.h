@@ -1,5 +1,5 @@
-// The extractive scorer of design section 3: token embedding (no absolute positions) -> token
-// RPR encoder layers (pre-LN, GELU) -> one vector per sentence (its start marker) plus
+// The extractive scorer of docs/design.md, section 3: token embedding (no absolute positions) ->
+// token RPR encoder layers (pre-LN, GELU) -> one vector per sentence (its start marker) plus
 // sentence features -> sentence RPR layers (relative distance in sentences) -> score head.
 #ifndef RPSUM_MODEL_ENCODER_H_
 #define RPSUM_MODEL_ENCODER_H_

@@ -1,6 +1,7 @@
-// The evaluation protocol of design section 6, shared by the trainer's validation and
+// The evaluation protocol of docs/design.md, section 6, shared by the trainer's validation and
 // rpsum-eval: every system picks units of the same preparation under the same budget (the
-// reference's word count), the summary is cut to that count and scored with ROUGE. Torch-free.
+// reference's word count) and is scored with ROUGE; the model and TextRank exactly as the
+// service selects, lead and the oracle cut to the budget. Torch-free.
 #ifndef RPSUM_MODEL_EVALUATE_H_
 #define RPSUM_MODEL_EVALUATE_H_
 

@@ -99,8 +99,10 @@ TEST_F(InferenceTest, ScoresDoNotDependOnTheBatch) {
     EXPECT_EQ(alone.local_attention, own_local);
     EXPECT_EQ(alone.clip_distance, k);
     const std::vector<std::vector<const PreparedDocument*>> batches = {
-        {doc, shorter.get()},         {longer.get(), doc},
-        {below.get(), doc},           {doc, above.get()},
+        {doc, shorter.get()},
+        {longer.get(), doc},
+        {below.get(), doc},
+        {doc, above.get()},
         {shorter.get(), doc, longer.get(), below.get(), above.get()}};
     for (const auto& batch : batches) {
       const std::vector<DocumentScores> got = Score(batch, k);

@@ -23,7 +23,7 @@ struct Architecture {
   int64_t max_clip_distance = 64;
   // Half-width of the sentence-level tables; sentence layers use this k.
   int64_t sentence_clip_distance = 16;
-  // Sentence features fed to the sentence layers (see model/features.h).
+  // Sentence features fed to the sentence layers (kNumFeatures, model/document.h).
   int64_t num_features = 6;
   double dropout = 0.1;
   // Layered clipping: head h uses min(k * head_clip_multipliers[h], K). Empty: all heads k.

@@ -9,7 +9,7 @@
 // |j - i + offset| <= window (full attention: offset 0, window unbounded), and only when the
 // key is valid (key padding).
 //
-// Three implementations of the same function:
+// Four implementations of the same function, three here and the inference kernel apart:
 //  - kComposite: torch ops only (autograd, any device). The key term is q aK^T gathered by a
 //    cached index table, the value term scatters the weights into 2k+1 buckets and multiplies
 //    by aV. No [Lq, Lk, d] tensor.
@@ -17,6 +17,8 @@
 //    (constant left edge, contiguous band, constant right edge: no index table is read), ATen
 //    softmax in place, one pass sums the weights into buckets.
 //  - kDense: the materialized [H, Lq, Lk, d] tables, for tests and benchmarks only.
+//  - BandRelativeAttend (band_attention.cc, declared below): the server's CPU inference kernel,
+//    tiles of queries over the band only, reading q, k and v in place from the projection.
 #ifndef RPSUM_MODEL_RELATIVE_ATTENTION_H_
 #define RPSUM_MODEL_RELATIVE_ATTENTION_H_
 

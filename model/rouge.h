@@ -1,8 +1,8 @@
-// ROUGE-1, -2, -L and -Lsum F1 following Google's rouge-score package (the rules of design
-// section 6): lowercase, every run of characters other than [a-z0-9] separates tokens, tokens
-// longer than 3 characters go through the Porter stemmer (the original 1980 algorithm, as
-// NLTK's PorterStemmer(mode=ORIGINAL_ALGORITHM)), ROUGE-Lsum is the summary-level union LCS
-// over newline-separated sentences. Torch-free.
+// ROUGE-1, -2, -L and -Lsum F1 following Google's rouge-score package (the rules of
+// docs/design.md, section 6): lowercase, every run of characters other than [a-z0-9] separates
+// tokens, tokens longer than 3 characters go through the Porter stemmer (the original 1980
+// algorithm, as NLTK's PorterStemmer(mode=ORIGINAL_ALGORITHM)), ROUGE-Lsum is the summary-level
+// union LCS over newline-separated sentences. Torch-free.
 #ifndef RPSUM_MODEL_ROUGE_H_
 #define RPSUM_MODEL_ROUGE_H_
 

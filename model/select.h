@@ -1,5 +1,5 @@
-// Sentence selection (design section 2, step 6) and the extractive baselines and oracle used by
-// training and evaluation. Torch-free.
+// Sentence selection (docs/design.md, section 2, step 6) and the extractive baselines and oracle
+// used by training and evaluation. Torch-free.
 #ifndef RPSUM_MODEL_SELECT_H_
 #define RPSUM_MODEL_SELECT_H_
 

@@ -1,6 +1,6 @@
-// The torch-free model API (design section 1): what the scheduler and the service see of the
-// model. Implemented by the LibTorch model (LoadTorchSummarizer, model/torch_summarizer.cc)
-// and by fakes in tests, so the scheduler and the service build and test without LibTorch.
+// The torch-free model API (docs/design.md, section 1): what the scheduler and the service see of
+// the model. Implemented by the LibTorch model (LoadTorchSummarizer, model/torch_summarizer.cc) and
+// by fakes in tests, so the scheduler and the service build and test without LibTorch.
 #ifndef RPSUM_MODEL_SUMMARIZER_H_
 #define RPSUM_MODEL_SUMMARIZER_H_
 

@@ -182,10 +182,10 @@ int Run() {
 
   auto train =
       ReadCorpusSplit(absl::GetFlag(FLAGS_data_dir), "train", absl::GetFlag(FLAGS_max_docs));
-  auto valid = ReadCorpusSplit(absl::GetFlag(FLAGS_valid_dir).empty()
-                                   ? absl::GetFlag(FLAGS_data_dir)
-                                   : absl::GetFlag(FLAGS_valid_dir),
-                               "valid", absl::GetFlag(FLAGS_valid_docs));
+  auto valid =
+      ReadCorpusSplit(absl::GetFlag(FLAGS_valid_dir).empty() ? absl::GetFlag(FLAGS_data_dir)
+                                                             : absl::GetFlag(FLAGS_valid_dir),
+                      "valid", absl::GetFlag(FLAGS_valid_docs));
   if (!train.ok() || !valid.ok()) {
     std::fprintf(stderr, "corpus: %s %s\n", train.status().ToString().c_str(),
                  valid.status().ToString().c_str());
@@ -324,8 +324,7 @@ int Run() {
       const int64_t k = (krng() % 2 == 0) ? ClipDistanceFor(config, batch.tokens.size(1))
                                           : buckets[krng() % buckets.size()];
       // Training batches hold documents of similar length: one plan for the batch.
-      const AttentionPlan tp =
-          TokenPlan(config, IsLocalAttention(config, batch.tokens.size(1)), k);
+      const AttentionPlan tp = TokenPlan(config, IsLocalAttention(config, batch.tokens.size(1)), k);
       const AttentionPlan sp =
           SentencePlan(config, IsLocalSentenceAttention(config, batch.sentence_pos.size(1)));
       at::Tensor labels = at::zeros(batch.sentence_valid.sizes(), at::kFloat);

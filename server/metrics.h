@@ -1,5 +1,5 @@
-// Prometheus metrics of design section 5 (prometheus-cpp), served on their own port. Owns its
-// registry (no global singletons). Implements the scheduler's observer. Thread-safe.
+// Prometheus metrics of docs/design.md, section 5 (prometheus-cpp), served on their own port. Owns
+// its registry (no global singletons). Implements the scheduler's observer. Thread-safe.
 #ifndef RPSUM_SERVER_METRICS_H_
 #define RPSUM_SERVER_METRICS_H_
 

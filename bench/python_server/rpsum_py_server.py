@@ -9,8 +9,8 @@ goes through the model (a lock), as in the typical Python service; no batching.
 Its preparation (line blocks, headings, ICU sentence rules with our abbreviation list,
 SentencePiece, features), model (relative-position attention with clip distance k, the same
 k policy, block-local attention past the threshold) and selection (score order, trigram
-blocking, word budget, headings last) follow design sections 2-4 so that it selects the same
-sentences as rpsum; `scripts/bench` checks that on the benchmark documents.
+blocking, word budget, headings last) follow docs/design.md, sections 2-4 so that it selects
+the same sentences as rpsum; `scripts/bench` checks that on the benchmark documents.
 
 usage: rpsum_py_server.py --model DIR --listen HOST:PORT [--threads N]
 """
@@ -51,7 +51,7 @@ def load_proto():
 
 pb, pb_grpc = load_proto()
 
-# ---- preparation (design section 2) ----
+# ---- preparation (docs/design.md, section 2) ----
 SPACE = b" \t\r\v\f"
 ABBREVIATIONS = {b"Dr.", b"Prof.", b"Sr.", b"Jr.", b"St.", b"Mt.", b"Gen.", b"Gov.", b"Rep.",
                  b"Sen.", b"vs.", b"cf.", b"approx.", b"Fig.", b"Figs.", b"Eq.", b"Sec.", b"Ch.",
@@ -211,7 +211,7 @@ class Model:
                     k = max(k, b)
         return min(max(k, 1), self.max_k)
 
-    # ---- the model (design section 3), efficient relative attention ----
+    # ---- the model (docs/design.md, section 3), efficient relative attention ----
     dense = False  # --attention dense: the textbook form, tables aK[r(i, j)] materialized
 
     @staticmethod

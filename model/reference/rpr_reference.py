@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Dense reference of rpsum's relative-position attention and extractive scorer.
 
-Written from the formula in design section 3 (Shaw et al. 2018), independently of the C++
+Written from the formula in docs/design.md, section 3 (Shaw et al. 2018), independently of the C++
 code, with Debian's python3-torch. The C++ attention and the whole model must match it.
 
 Per head h with clip distance k_h <= K (table half-width), head dim d:
@@ -70,7 +70,7 @@ def encoder_layer(x, valid, w, prefix, heads, head_k, window):
 
 
 def scorer(config, w, batch, token_k, sentence_k, token_window=None, sentence_window=None):
-    """Sentence logits [B, S] of the extractive scorer (design section 3)."""
+    """Sentence logits [B, S] of the extractive scorer (docs/design.md, section 3)."""
     arch = config["architecture"]
     heads = arch["heads"]
     x = w["embed.weight"][batch["tokens"]]

@@ -1,8 +1,8 @@
-// The batching scheduler (design section 2, steps 3 to 5): a priority- and deadline-aware queue
-// with caps on queued requests and queued cost, and worker threads that group requests of
-// similar length and the same clip distance into batches under a cost budget, dispatching when
-// a batch is full or its oldest request has waited max_queue_delay. Torch-free and gRPC-free:
-// it sees the model only through model::Summarizer, and time only through a Clock.
+// The batching scheduler (docs/design.md, section 2, steps 2, 4 and 5): a priority- and
+// deadline-aware queue with caps on queued requests and queued cost, and worker threads that group
+// requests of similar length and the same clip distance into batches under a cost budget,
+// dispatching when a batch is full or its oldest request has waited max_queue_delay. Torch-free and
+// gRPC-free: it sees the model only through model::Summarizer, and time only through a Clock.
 #ifndef RPSUM_SERVER_SCHEDULER_SCHEDULER_H_
 #define RPSUM_SERVER_SCHEDULER_SCHEDULER_H_
 

@@ -623,16 +623,15 @@ TEST(Server, AnswersDoNotDependOnTheBatch) {
   model::SetModelFaultHookForTesting(nullptr);
   ASSERT_TRUE(batched_below.ok() && batched_above.ok());
   EXPECT_EQ(largest_batch.load(), 2) << "the two requests did not share a batch";
-  for (const auto& [alone, batched] :
-       {std::make_pair(&*alone_below, &*batched_below), std::make_pair(&*alone_above,
-                                                                        &*batched_above)}) {
+  for (const auto& [alone, batched] : {std::make_pair(&*alone_below, &*batched_below),
+                                       std::make_pair(&*alone_above, &*batched_above)}) {
     EXPECT_EQ(batched->attention_mode(), alone->attention_mode());
     EXPECT_EQ(batched->clip_distance(), alone->clip_distance());
     const std::vector<float> a = scores(*alone), b = scores(*batched);
     ASSERT_EQ(a.size(), b.size());
     for (size_t i = 0; i < a.size(); ++i) {
-      EXPECT_NEAR(a[i], b[i], 1e-5) << "sentence " << i << " of " << batched->input_tokens()
-                                    << " tokens";
+      EXPECT_NEAR(a[i], b[i], 1e-5)
+          << "sentence " << i << " of " << batched->input_tokens() << " tokens";
     }
   }
 }

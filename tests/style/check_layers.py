@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fails when an #include crosses a layer boundary of design section 1.
+"""Fails when an #include crosses a layer boundary of docs/design.md, section 1.
 
 Rules (a path prefix, the include patterns it must not use, and why):
   torch (torch/, ATen/, c10/, caffe2/) only in model/, bench/ and tests/ (the model's tests);
