@@ -6,25 +6,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "base/files.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
+#include "proto/grpc_status.h"
 
 namespace rpsum::client {
 namespace {
-
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::InvalidArgumentError(absl::StrCat("cannot read ", path));
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-absl::Status FromGrpc(const grpc::Status& s) {
-  if (s.ok()) return absl::OkStatus();
-  return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
-}
 
 bool Retryable(const absl::Status& s) {
   if (s.code() == absl::StatusCode::kResourceExhausted) {
@@ -92,7 +81,7 @@ absl::Status Client::WithRetries(Fn attempt) {
     grpc::ClientContext ctx;
     ctx.set_deadline(absl::ToChronoTime(end));
     if (!options_.token.empty()) ctx.AddMetadata("authorization", "Bearer " + options_.token);
-    last = FromGrpc(attempt(&ctx));
+    last = FromGrpcStatus(attempt(&ctx));
     if (!Retryable(last) || i + 1 == options_.max_attempts) return last;
     // Full jitter; at least the server's hint when it gave one.
     absl::Duration wait = absl::Nanoseconds(
@@ -151,7 +140,7 @@ absl::Status Client::Health(const std::string& service) {
   grpc::health::v1::HealthCheckRequest req;
   req.set_service(service);
   grpc::health::v1::HealthCheckResponse resp;
-  const absl::Status s = FromGrpc(stub->Check(&ctx, req, &resp));
+  const absl::Status s = FromGrpcStatus(stub->Check(&ctx, req, &resp));
   if (!s.ok()) return s;
   if (resp.status() != grpc::health::v1::HealthCheckResponse::SERVING) {
     return absl::UnavailableError(absl::StrCat(

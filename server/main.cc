@@ -25,6 +25,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
+#include "base/files.h"
 #include "model/summarizer.h"
 #include "server/metrics.h"
 #include "server/metrics_http.h"
@@ -69,17 +70,9 @@ ABSL_FLAG(bool, warmup, true, "run and time a few synthetic documents before ser
 namespace rpsum::server {
 namespace {
 
-constexpr char kVersion[] = "0.1.0";
+constexpr char kVersion[] = RPSUM_VERSION;  // project(VERSION) in CMakeLists.txt
 // Health service name that only says "the process answers".
 constexpr char kLiveness[] = "liveness";
-
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::shared_ptr<grpc::ServerCredentials> Credentials(bool* tls) {
   *tls = false;

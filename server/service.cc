@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "proto/grpc_status.h"
 #include "server/convert.h"
-#include "server/grpc_status.h"
 
 namespace rpsum::server {
 namespace {
@@ -28,28 +28,6 @@ const char* ReasonFor(absl::StatusCode code, const absl::Status& s) {
     default:
       return "model_error";
   }
-}
-
-const char* CodeName(absl::StatusCode c) {
-  static const char* names[] = {"OK",
-                                "CANCELLED",
-                                "UNKNOWN",
-                                "INVALID_ARGUMENT",
-                                "DEADLINE_EXCEEDED",
-                                "NOT_FOUND",
-                                "ALREADY_EXISTS",
-                                "PERMISSION_DENIED",
-                                "RESOURCE_EXHAUSTED",
-                                "FAILED_PRECONDITION",
-                                "ABORTED",
-                                "OUT_OF_RANGE",
-                                "UNIMPLEMENTED",
-                                "INTERNAL",
-                                "UNAVAILABLE",
-                                "DATA_LOSS",
-                                "UNAUTHENTICATED"};
-  const int i = static_cast<int>(c);
-  return i >= 0 && i <= 16 ? names[i] : "UNKNOWN";
 }
 
 absl::Time Deadline(grpc::CallbackServerContext* ctx) {
@@ -132,7 +110,7 @@ void SummarizerService::Finish(Call* call, const absl::Status& status) {
   if (call->finished.exchange(true)) return;
   const double seconds = absl::ToDoubleSeconds(clock_->Now() - call->start);
   if (metrics_ != nullptr) {
-    metrics_->OnRequest(call->method, CodeName(status.code()), seconds);
+    metrics_->OnRequest(call->method, absl::StatusCodeToString(status.code()), seconds);
     if (!status.ok()) metrics_->OnFailure(ReasonFor(status.code(), status));
   }
   if (status.code() == absl::StatusCode::kResourceExhausted) {

@@ -26,7 +26,7 @@ struct ServiceOptions {
   int64_t max_sentences = 4096;
   // Bearer token required in `authorization: Bearer <token>` metadata; empty: none.
   std::string auth_token;
-  std::string server_version = "0.1.0";
+  std::string server_version;  // GetModelInfo reports it (rpsum-server: project(VERSION))
 };
 
 class SummarizerService final : public v1::Summarizer::CallbackService {

@@ -1,8 +1,8 @@
-#include "server/grpc_status.h"
+#include "proto/grpc_status.h"
 
 #include "gtest/gtest.h"
 
-namespace rpsum::server {
+namespace rpsum {
 namespace {
 
 TEST(GrpcStatus, OkMapsToOk) {
@@ -31,4 +31,4 @@ TEST(GrpcStatus, SpecificCodesUsedByTheService) {
 }
 
 }  // namespace
-}  // namespace rpsum::server
+}  // namespace rpsum

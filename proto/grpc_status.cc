@@ -1,8 +1,8 @@
-#include "server/grpc_status.h"
+#include "proto/grpc_status.h"
 
 #include <string>
 
-namespace rpsum::server {
+namespace rpsum {
 
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
@@ -21,4 +21,4 @@ absl::Status FromGrpcStatus(const grpc::Status& status) {
   return absl::Status(absl_code, status.error_message());
 }
 
-}  // namespace rpsum::server
+}  // namespace rpsum
