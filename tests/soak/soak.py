@@ -8,7 +8,7 @@ usage: soak.py BUILD_DIR SOURCE_DIR SCENARIO [--seconds N]
             dies; every request gets exactly one answer, with the status class its kind allows;
             the server's request counter matches what was sent; RSS after warm-up grows < 5%;
             queue gauges return to 0; no fd leak; SIGTERM then exits 0.
-  lifecycle a second server on taken ports exits at once (no SO_REUSEPORT); SIGTERM under
+  lifecycle a second server on a taken port exits at once (no SO_REUSEPORT); SIGTERM under
             load drains (every accepted request answered OK, the rest UNAVAILABLE, exit 0
             within the drain timeout); SIGKILL, then a restart on the same
             ports comes back ready with no manual step.
@@ -280,16 +280,17 @@ def lifecycle():
     docs = documents(limit=8)
     s = Server()
     check(s.wait_ready(), "server ready")
-    # A second server on the same ports must refuse to start (no SO_REUSEPORT), not share
-    # them: clients and probes would otherwise reach either process at random.
-    dup = Server(port=s.port)
+    # A second server whose health port another server holds must refuse to start (no
+    # SO_REUSEPORT), not share it: probes would otherwise reach either process at random (its
+    # other ports are free, so nothing else stops it).
+    dup = Server(extra=[f"--health_listen={s.health}"], port=s.port + 8)
     try:
         rc = dup.proc.wait(timeout=60)
     except subprocess.TimeoutExpired:
         rc = None
         dup.proc.kill()
     check(rc == 2 and "cannot listen" in dup.log_text(),
-          f"a second server on the same ports exits 2 with 'cannot listen' (exit {rc})")
+          f"a second server on a taken health port exits 2 with 'cannot listen' (exit {rc})")
     codes = []
     lock = threading.Lock()
 
