@@ -1,0 +1,79 @@
+#!/usr/bin/python3
+"""tests/gate_skips.py on logs shaped like CTest's: a skipped test is listed with its reason, a
+GoogleTest skip inside a passing binary is listed, a clean run lists nothing (exit 0)."""
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+LAST_TEST = """Start testing: Nov 30 11:09 UTC
+----------------------------------------------------------
+1/3 Testing: e2e.container
+1/3 Test: e2e.container
+Output:
+----------------------------------------------------------
+skip: chroot needs root
+<end of output>
+Test Passed.
+----------------------------------------------------------
+
+2/3 Testing: server_integration_test
+Output:
+----------------------------------------------------------
+[  SKIPPED ] 1 test, listed below:
+[  SKIPPED ] Server.EveryRpcOnTheRealModel
+<end of output>
+Test Passed.
+----------------------------------------------------------
+
+3/3 Testing: base_test
+Output:
+----------------------------------------------------------
+[  PASSED  ] 7 tests.
+<end of output>
+Test Passed.
+"""
+CTEST_SKIPPED = """100% tests passed, 0 tests failed out of 3
+
+The following tests did not run:
+\t  1 - e2e.container (Skipped)
+"""
+CTEST_CLEAN = "100% tests passed, 0 tests failed out of 3\n"
+
+
+def run(ctest_log, last_test):
+    d = tempfile.mkdtemp()
+    build = os.path.join(d, "ci")
+    os.makedirs(os.path.join(build, "Testing", "Temporary"))
+    with open(os.path.join(build, "ctest.log"), "w") as f:
+        f.write(ctest_log)
+    with open(os.path.join(build, "Testing", "Temporary", "LastTest.log"), "w") as f:
+        f.write(last_test)
+    return subprocess.run([sys.executable, os.path.join(HERE, "gate_skips.py"), build],
+                          capture_output=True, text=True)
+
+
+def main():
+    failures = []
+    r = run(CTEST_SKIPPED, LAST_TEST)
+    lines = r.stdout.splitlines()
+    if r.returncode != 1:
+        failures.append(f"skips present: exit {r.returncode}, want 1")
+    if "ci: e2e.container (Skipped): skip: chroot needs root" not in lines:
+        failures.append(f"the CTest skip and its reason are not listed: {lines}")
+    if not any("Server.EveryRpcOnTheRealModel" in l for l in lines):
+        failures.append(f"the GoogleTest skip is not listed: {lines}")
+    clean = LAST_TEST.replace("[  SKIPPED ]", "[  PASSED  ]")
+    r = run(CTEST_CLEAN, clean)
+    if r.returncode != 0 or r.stdout.strip():
+        failures.append(f"clean run: exit {r.returncode}, output {r.stdout!r}")
+    for f in failures:
+        print("FAIL:", f)
+    print("PASS: gate_skips" if not failures else f"{len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
