@@ -26,10 +26,8 @@ def main(runs_dir, out_dir):
     runs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(runs_dir, "run-*.json")),
                                                key=lambda p: int(p.split("-")[-1][:-5]))]
     compares = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(runs_dir, "compare-*.json")))]
-    unit_file = os.path.join(runs_dir, "cost_unit_us.txt")
-    cost_unit_us = float(open(unit_file).read()) if os.path.exists(unit_file) else None
     with open(os.path.join(out_dir, "load.json"), "w") as f:
-        json.dump({"runs": runs, "compare": compares, "cost_unit_us": cost_unit_us}, f, indent=1)
+        json.dump({"runs": runs, "compare": compares}, f, indent=1)
 
     by = {(r["label"], r.get("concurrency", 0)): r for r in runs if r["mode"] == "closed"}
     md = ["## Serving: closed loop, same documents, one server at a time", "",
@@ -61,9 +59,6 @@ def main(runs_dir, out_dir):
                   f"{on['docs_per_s'] / off['docs_per_s']:.2f}x |")
         md.append(f"| batching on (8) / off p99 latency | 16 | "
                   f"{ratio(on['latency_ms']['p99'], off['latency_ms']['p99'])} |")
-    if cost_unit_us is not None:
-        md += ["", f"Cost unit measured by the server's warm-up at start: {cost_unit_us:.2f} us per "
-                   f"unit (2 threads)."]
     small = [r for r in runs if r["label"] == "rpsum-200w"]
     if small:
         r = small[0]
