@@ -55,7 +55,8 @@ std::vector<int32_t> SelectByScore(const std::vector<float>& scores,
       }
       if (blocked) continue;
     }
-    if (by_words && !o.allow_overflow && !chosen.empty() && used + words[i] > limit) continue;
+    // A word budget takes a unit only if it fits, scanning on for ones that do.
+    if (by_words && !chosen.empty() && used + words[i] > limit) continue;
     chosen.push_back(i);
     used += words[i];
     seen.insert(tri.begin(), tri.end());

@@ -22,10 +22,6 @@ struct SelectOptions {
   Budget budget;
   // Skip a unit sharing a word trigram with one already chosen.
   bool trigram_blocking = true;
-  // kWords: false (the service) adds a unit only if it fits, scanning on for ones that do;
-  // true (evaluation) adds units until the budget is reached, the last one may overflow (the
-  // summary is then cut to the budget).
-  bool allow_overflow = false;
 };
 
 // Chooses among candidate units (parallel vectors: score, text, words) in score order under

@@ -81,7 +81,6 @@ absl::StatusOr<RequestPlan> PlanRequest(const v1::SummarizeRequest& r,
       return absl::InvalidArgumentError(absl::StrCat("unknown priority value ", r.priority()));
   }
   p.select.trigram_blocking = !r.keep_redundant();
-  p.select.allow_overflow = false;
   p.return_all_scores = r.return_all_scores();
   return p;
 }
