@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "bench/bench_util.h"
-#include "model/encoder.h"
-#include "model/relative_attention.h"
+#include "model/torch/encoder.h"
+#include "model/torch/relative_attention.h"
 #include "nlohmann/json.hpp"
 
 namespace rpsum::bench {

@@ -36,9 +36,9 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "client/client.h"
-#include "model/corpus.h"
 #include "model/document.h"
 #include "nlohmann/json.hpp"
+#include "train/corpus.h"
 
 ABSL_FLAG(std::string, target, "127.0.0.1:50051", "server address");
 ABSL_FLAG(std::string, compare_target, "", "compare mode: the second server");

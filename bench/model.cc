@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "bench/bench_util.h"
-#include "model/encoder.h"
+#include "model/torch/encoder.h"
 #include "nlohmann/json.hpp"
 
 namespace rpsum::bench {

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <vector>
 
-#include "model/encoder.h"
+#include "model/torch/encoder.h"
 
 using rpsum::model::AttentionImpl;
 using rpsum::model::AttentionPlan;

@@ -10,7 +10,7 @@
 #include <map>
 
 #include "gtest/gtest.h"
-#include "model/corpus.h"
+#include "train/corpus.h"
 
 namespace rpsum::model {
 namespace {

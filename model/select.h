@@ -1,5 +1,5 @@
-// Sentence selection (docs/design.md, section 2, step 6) and the extractive baselines and oracle
-// used by training and evaluation. Torch-free.
+// Sentence selection, the policy the server serves and evaluation scores (docs/design.md,
+// section 2, step 6). Torch-free.
 #ifndef RPSUM_MODEL_SELECT_H_
 #define RPSUM_MODEL_SELECT_H_
 
@@ -11,6 +11,10 @@
 #include "model/document.h"
 
 namespace rpsum::model {
+
+// rouge-score's tokenizer without stemming: lowercase runs of [a-z0-9], every other byte
+// (non-ASCII included) separates. Trigram blocking's words, and ROUGE's before stemming.
+std::vector<std::string> AsciiWords(std::string_view text);
 
 struct Budget {
   enum class Kind { kWords, kSentences, kRatio };
@@ -43,16 +47,6 @@ std::vector<int32_t> SelectSummary(const PreparedDocument& doc,
 // Joins the texts of `chosen` with '\n' and cuts the result to `max_words` words (0: no cut).
 std::string JoinAndCut(const std::vector<std::string_view>& texts,
                        const std::vector<int32_t>& chosen, int64_t max_words);
-
-// Greedy oracle: repeatedly adds the unit that most increases ROUGE-1 F1 + ROUGE-2 F1 of the
-// selection against `reference`, until the selection reaches the reference's word count or no
-// unit improves the score. Returns indices in document order.
-std::vector<int32_t> GreedyOracle(const std::vector<std::string_view>& texts,
-                                  std::string_view reference);
-
-// TextRank (Mihalcea and Tarau 2004) scores: a graph of units with edge weight
-// |common stemmed words| / (log|a| + log|b|), PageRank with damping 0.85, 50 iterations.
-std::vector<float> TextRankScores(const std::vector<std::string_view>& texts);
 
 }  // namespace rpsum::model
 

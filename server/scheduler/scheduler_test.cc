@@ -7,7 +7,7 @@
 
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
-#include "server/scheduler/fake_summarizer.h"
+#include "testing/fake_summarizer.h"
 
 namespace rpsum::server {
 namespace {

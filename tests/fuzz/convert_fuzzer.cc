@@ -14,7 +14,7 @@
 #include "model/model_config.h"
 #include "model/tokenizer.h"
 #include "server/convert.h"
-#include "tests/fuzz/byte_tokenizer.h"
+#include "testing/byte_tokenizer.h"
 
 namespace {
 

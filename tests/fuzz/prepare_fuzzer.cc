@@ -11,7 +11,7 @@
 
 #include "model/document.h"
 #include "model/tokenizer.h"
-#include "tests/fuzz/byte_tokenizer.h"
+#include "testing/byte_tokenizer.h"
 
 namespace {
 

@@ -17,12 +17,12 @@
 #include "absl/time/clock.h"
 #include "client/client.h"
 #include "gtest/gtest.h"
-#include "model/checkpoint.h"
 #include "model/summarizer.h"
 #include "model/tokenizer.h"
+#include "model/torch/checkpoint.h"
 #include "prometheus/metric_family.h"
-#include "server/scheduler/fake_summarizer.h"
 #include "server/service.h"
+#include "testing/fake_summarizer.h"
 
 namespace rpsum::server {
 namespace {

@@ -2,11 +2,14 @@
 """Fails when an #include crosses a layer boundary of docs/design.md, section 1.
 
 Rules (a path prefix, the include patterns it must not use, and why):
-  torch (torch/, ATen/, c10/, caffe2/) only in model/, bench/ and tests/ (the model's tests);
-  model/ never sees gRPC, protobuf, Prometheus or the generated rpsum.v1 types;
+  torch (torch/, ATen/, c10/, caffe2/) only in model/torch/, train/, bench/ and tests/;
+  model/ (model/torch/ included) never sees gRPC, protobuf, Prometheus or the generated
+    rpsum.v1 types, nor train/, server/ or client/ (its tests may read the corpus: train/);
   the scheduler (server/scheduler/) sees neither torch nor gRPC, protobuf, Prometheus;
+  server/ and client/ never include train/ (the server links no corpus, ROUGE or oracle);
   base/ depends on nothing of ours but base/;
-  client/ never includes server/ or model/ code.
+  client/ never includes server/ or model/ code;
+  testing/ (test doubles) holds no torch, gRPC or train/ code.
 
 usage: check_layers.py [ROOT]   (default: the repository this file sits in)
 Prints each violation as FILE:LINE: include -- rule, and exits 1 if there is any.
@@ -20,12 +23,17 @@ RPC = r"(grpc|grpcpp|grpc\+\+|google/protobuf|prometheus|rpsum/v1)/|.*\.pb\.h"
 
 RULES = [
     # (files under, forbidden include regex, files under that are exempt, reason)
-    ("", TORCH, ("model/", "bench/", "tests/"), "torch headers are allowed only in model/"),
+    ("", TORCH, ("model/torch/", "train/", "bench/", "tests/"),
+     "torch headers are allowed only in model/torch/, train/, bench/ and tests/"),
     ("model/", RPC, (), "model/ must not include gRPC, protobuf, Prometheus or proto types"),
+    ("model/", r"(train|server|client)/", (), "model/ never depends on train/, server/ or client/"),
     ("server/scheduler/", TORCH + "|" + RPC, (), "the scheduler is torch-free and gRPC-free"),
-    ("base/", r"(model|server|client|proto)/|" + TORCH + "|" + RPC, (),
+    ("server/", r"train/", (), "the server never links training or evaluation code (train/)"),
+    ("base/", r"(model|server|client|proto|train|testing)/|" + TORCH + "|" + RPC, (),
      "base/ depends on nothing of ours"),
-    ("client/", r"(server|model)/", (), "the client never includes server or model code"),
+    ("client/", r"(server|model|train)/", (), "the client never includes server, model or train code"),
+    ("testing/", r"(train|server)/|" + TORCH + "|" + RPC, (),
+     "test doubles stay torch-free and gRPC-free"),
 ]
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
 SOURCES = {".h", ".hh", ".hpp", ".cc", ".cpp", ".cxx", ".cu"}
@@ -47,6 +55,8 @@ def violations(root: pathlib.Path):
             for under, forbidden, exempt, reason in RULES:
                 if not rel.startswith(under) or rel.startswith(exempt or ("\0",)):
                     continue
+                if under == "model/" and path.stem.endswith("_test") and header.startswith("train/"):
+                    continue  # a model test may read the corpus
                 if re.match(forbidden, header):
                     yield f"{rel}:{number}: #include {header} -- {reason}"
 

@@ -24,7 +24,7 @@ class CheckLayersTest(unittest.TestCase):
     def plant(self, rel, text):
         with tempfile.TemporaryDirectory() as tmp:
             tmp = pathlib.Path(tmp)
-            for d in ("base", "model", "server", "client"):
+            for d in ("base", "model", "server", "client", "train", "testing"):
                 shutil.copytree(ROOT / d, tmp / d, ignore=shutil.ignore_patterns("build"))
             target = tmp / rel
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -57,8 +57,35 @@ class CheckLayersTest(unittest.TestCase):
         r = self.plant("client/planted.cc", '#include "server/service.h"\n')
         self.assertEqual(r.returncode, 1)
 
+    def test_torch_in_model_api_fails(self):
+        r = self.plant("model/planted.cc", "#include <torch/nn.h>\n")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("model/planted.cc:1", r.stdout)
+
+    def test_train_in_server_fails(self):
+        r = self.plant("server/planted.cc", '#include "train/rouge.h"\n')
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("never links training", r.stdout)
+
+    def test_train_in_client_fails(self):
+        r = self.plant("client/planted.cc", '#include "train/corpus.h"\n')
+        self.assertEqual(r.returncode, 1)
+
+    def test_train_in_model_library_fails(self):
+        r = self.plant("model/torch/planted.cc", '#include "train/evaluate.h"\n')
+        self.assertEqual(r.returncode, 1)
+
+    def test_torch_in_test_doubles_fails(self):
+        r = self.plant("testing/planted.h", "#include <ATen/ATen.h>\n")
+        self.assertEqual(r.returncode, 1)
+
     def test_allowed_includes_pass(self):
-        r = self.plant("model/fine.cc", '#include <torch/nn.h>\n#include "absl/status/status.h"\n')
+        r = self.plant("model/torch/fine.cc",
+                       '#include <torch/nn.h>\n#include "absl/status/status.h"\n')
+        self.assertEqual(r.returncode, 0, r.stdout)
+        r = self.plant("train/fine.cc", '#include <ATen/ATen.h>\n#include "model/select.h"\n')
+        self.assertEqual(r.returncode, 0, r.stdout)
+        r = self.plant("model/fine_test.cc", '#include "train/corpus.h"\n')
         self.assertEqual(r.returncode, 0, r.stdout)
 
 

@@ -1,0 +1,94 @@
+// The extractive scorer of docs/design.md, section 3: token embedding (no absolute positions) ->
+// token RPR encoder layers (pre-LN, GELU) -> one vector per sentence (its start marker) plus
+// sentence features -> sentence RPR layers (relative distance in sentences) -> score head.
+#ifndef RPSUM_MODEL_TORCH_ENCODER_H_
+#define RPSUM_MODEL_TORCH_ENCODER_H_
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/container/modulelist.h>
+#include <torch/nn/modules/embedding.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/normalization.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "model/model_config.h"
+#include "model/torch/relative_attention.h"
+
+namespace rpsum::model {
+
+// How one forward pass attends: clip distance per head and full or block-local attention.
+struct AttentionPlan {
+  std::vector<int64_t> head_k;  // one per head, each in [1, table's K]
+  bool local = false;           // block-local attention with `window`
+  int64_t window = 0;
+  AttentionImpl impl = AttentionImpl::kAuto;
+};
+
+// Multi-head self-attention with relative keys and values shared by the heads.
+class RelativeSelfAttentionImpl : public torch::nn::Module {
+ public:
+  RelativeSelfAttentionImpl(int64_t hidden, int64_t heads, int64_t max_clip, double dropout);
+  // x [B, L, D]; valid [B, L] bool (true for real tokens). Returns [B, L, D].
+  at::Tensor forward(const at::Tensor& x, const at::Tensor& valid, const AttentionPlan& plan);
+
+  int64_t heads() const { return heads_; }
+  torch::nn::Linear qkv{nullptr}, out{nullptr};
+  at::Tensor rel_k, rel_v;  // [2 * max_clip + 1, head_dim], Xavier-uniform
+
+ private:
+  int64_t heads_, head_dim_;
+  double dropout_;
+};
+TORCH_MODULE(RelativeSelfAttention);
+
+// Pre-LN Transformer layer: x + drop(attn(LN(x))), then x + drop(FFN(LN(x))) with GELU.
+class EncoderLayerImpl : public torch::nn::Module {
+ public:
+  EncoderLayerImpl(int64_t hidden, int64_t heads, int64_t ffn, int64_t max_clip, double dropout);
+  at::Tensor forward(const at::Tensor& x, const at::Tensor& valid, const AttentionPlan& plan);
+
+  torch::nn::LayerNorm ln1{nullptr}, ln2{nullptr};
+  RelativeSelfAttention attn{nullptr};
+  torch::nn::Linear ff1{nullptr}, ff2{nullptr};
+
+ private:
+  double dropout_ = 0;  // on the sublayer outputs and the FFN activation (FastDropout)
+};
+TORCH_MODULE(EncoderLayer);
+
+// A padded batch of prepared documents, as tensors.
+struct ModelBatch {
+  at::Tensor tokens;          // [B, L] int64, pad id where invalid
+  at::Tensor token_valid;     // [B, L] bool
+  at::Tensor sentence_pos;    // [B, S] int64: position of each unit's start marker (0 if pad)
+  at::Tensor sentence_valid;  // [B, S] bool
+  at::Tensor features;        // [B, S, F] float
+};
+
+class ExtractiveScorerImpl : public torch::nn::Module {
+ public:
+  explicit ExtractiveScorerImpl(const Architecture& arch);
+  // Sentence logits [B, S] (padding units get arbitrary values: mask them).
+  at::Tensor forward(const ModelBatch& batch, const AttentionPlan& token_plan,
+                     const AttentionPlan& sentence_plan);
+  // Gradient checkpointing of the token layers (training on long documents): each layer's
+  // activations are dropped after the forward and recomputed in the backward, with the same
+  // dropout masks. Saves memory, costs one more forward per layer.
+  void set_checkpoint_layers(bool on) { checkpoint_layers_ = on; }
+
+  torch::nn::Embedding embed{nullptr};
+  torch::nn::ModuleList token_layers{nullptr}, sentence_layers{nullptr};
+  torch::nn::LayerNorm token_norm{nullptr}, sentence_norm{nullptr};
+  torch::nn::Linear feature_proj{nullptr}, head{nullptr};
+
+ private:
+  Architecture arch_;
+  bool checkpoint_layers_ = false;
+};
+TORCH_MODULE(ExtractiveScorer);
+
+}  // namespace rpsum::model
+
+#endif  // RPSUM_MODEL_TORCH_ENCODER_H_

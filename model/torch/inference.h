@@ -1,0 +1,38 @@
+// From prepared documents to sentence scores: batch tensors, attention plans (clip distance k
+// and full or block-local attention from the input length) and the forward pass.
+#ifndef RPSUM_MODEL_TORCH_INFERENCE_H_
+#define RPSUM_MODEL_TORCH_INFERENCE_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "model/document.h"
+#include "model/summarizer.h"
+#include "model/torch/checkpoint.h"
+#include "model/torch/encoder.h"
+
+namespace rpsum::model {
+
+// Plans for the token layers (k for every head; block-local when `local`) and the sentence
+// layers. The mode comes from each document's own length (IsLocalAttention,
+// IsLocalSentenceAttention), never from a padded batch's.
+AttentionPlan TokenPlan(const ModelConfig& config, bool local, int64_t k);
+AttentionPlan SentencePlan(const ModelConfig& config, bool local);
+
+// Pads `docs` into one batch on `device`.
+ModelBatch MakeBatch(const std::vector<const PreparedDocument*>& docs, int32_t pad_id,
+                     const at::Device& device);
+
+// Runs the model under inference mode and returns, per document, a probability per kept unit
+// (sigmoid of the logit) and the k and attention mode it ran with. All documents share clip
+// distance `k`. Documents whose own lengths call for different attention modes run in separate
+// forward passes, so a document's scores never depend on its batch partners. Exceptions (out
+// of memory, bad shapes) become Internal or ResourceExhausted statuses. Thread-compatible per
+// scorer: call from one worker thread at a time per Checkpoint.
+absl::StatusOr<std::vector<DocumentScores>> ScoreDocuments(
+    const Checkpoint& checkpoint, const std::vector<const PreparedDocument*>& docs, int64_t k,
+    int32_t pad_id);
+
+}  // namespace rpsum::model
+
+#endif  // RPSUM_MODEL_TORCH_INFERENCE_H_

@@ -1,0 +1,167 @@
+// The shipped model's weights through ScoreDocuments (model/inference.cc, what
+// TorchSummarizer::Score runs), on real text: a document's scores do not depend on its batch
+// partners, the clip distance k reaches the attention kernel, and the result reports the k and
+// attention mode the model actually ran with. Tokens come from the test tokenizer, so the test
+// runs in sanitizer builds too, where the SentencePiece plugin cannot load next to LibTorch's
+// protobuf.
+#include "model/torch/inference.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "model/document.h"
+#include "model/summarizer.h"
+#include "model/torch/checkpoint.h"
+#include "testing/word_tokenizer.h"
+
+namespace rpsum::model {
+namespace {
+
+class InferenceTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto ck = LoadCheckpoint(std::string(RPSUM_SOURCE_DIR) + "/models/rpsum-ext", "cpu");
+    ASSERT_TRUE(ck.ok()) << ck.status();
+    checkpoint_ = new Checkpoint(*std::move(ck));
+    tokenizer_ = new testing::WordTokenizer(
+        static_cast<int32_t>(checkpoint_->config.architecture.vocab_size));
+    std::ifstream in(std::string(RPSUM_SOURCE_DIR) + "/docs/sample.md");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text_ = new std::string(ss.str());
+  }
+  static void TearDownTestSuite() {
+    delete checkpoint_;
+    delete tokenizer_;
+    delete text_;
+  }
+
+  // A real document of about `tokens` tokens: the sample document's paragraphs, repeated with
+  // a numbered heading per copy, cut to at most `tokens` by head truncation.
+  static std::unique_ptr<PreparedDocument> Doc(int64_t tokens) {
+    auto* copy = new std::string;
+    for (int i = 0; copy->size() < static_cast<size_t>(tokens) * 8; ++i) {
+      *copy += "Part " + std::to_string(i + 1) + "\n\n" + *text_ + "\n\n";
+    }
+    kept_texts().emplace_back(copy);
+    DocumentInput input;
+    input.document = *copy;
+    PrepareOptions o;
+    o.max_tokens_per_sentence = config().tokenizer.max_tokens_per_sentence;
+    o.max_input_tokens = tokens;
+    o.truncation = TruncationPolicy::kHead;
+    auto d = Prepare(input, *tokenizer_, o);
+    EXPECT_TRUE(d.ok()) << d.status();
+    return std::make_unique<PreparedDocument>(*std::move(d));
+  }
+  static std::vector<std::unique_ptr<std::string>>& kept_texts() {
+    static auto* texts = new std::vector<std::unique_ptr<std::string>>;
+    return *texts;
+  }
+
+  static std::vector<DocumentScores> Score(const std::vector<const PreparedDocument*>& docs,
+                                           int64_t k) {
+    auto r = ScoreDocuments(*checkpoint_, docs, k, tokenizer_->pad_id());
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? *std::move(r) : std::vector<DocumentScores>(docs.size());
+  }
+
+  static double MaxDiff(const std::vector<float>& a, const std::vector<float>& b) {
+    EXPECT_EQ(a.size(), b.size());
+    double m = 0;
+    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+      m = std::max(m, std::fabs(static_cast<double>(a[i]) - b[i]));
+    }
+    return m;
+  }
+
+  static const ModelConfig& config() { return checkpoint_->config; }
+
+  static Checkpoint* checkpoint_;
+  static testing::WordTokenizer* tokenizer_;
+  static std::string* text_;
+};
+
+Checkpoint* InferenceTest::checkpoint_ = nullptr;
+testing::WordTokenizer* InferenceTest::tokenizer_ = nullptr;
+std::string* InferenceTest::text_ = nullptr;
+
+// The same document alone and batched with shorter and longer partners, on both sides of the
+// block-local threshold: identical scores (1e-5) and its own attention mode every time.
+TEST_F(InferenceTest, ScoresDoNotDependOnTheBatch) {
+  const int64_t threshold = config().attention.local_threshold;
+  const auto shorter = Doc(300);
+  const auto below = Doc(threshold - 124);  // full attention
+  const auto above = Doc(threshold + 76);   // block-local attention
+  const auto longer = Doc(3 * threshold);
+  ASSERT_LE(below->num_tokens(), threshold);
+  ASSERT_GT(above->num_tokens(), threshold);
+  ASSERT_GT(longer->num_tokens(), above->num_tokens());
+  const int64_t k = 16;
+  for (const PreparedDocument* doc : {below.get(), above.get()}) {
+    const bool own_local = doc->num_tokens() > threshold;
+    const DocumentScores alone = Score({doc}, k)[0];
+    EXPECT_EQ(alone.local_attention, own_local);
+    EXPECT_EQ(alone.clip_distance, k);
+    const std::vector<std::vector<const PreparedDocument*>> batches = {
+        {doc, shorter.get()},
+        {longer.get(), doc},
+        {below.get(), doc},
+        {doc, above.get()},
+        {shorter.get(), doc, longer.get(), below.get(), above.get()}};
+    for (const auto& batch : batches) {
+      const std::vector<DocumentScores> got = Score(batch, k);
+      ASSERT_EQ(got.size(), batch.size());
+      for (size_t i = 0; i < batch.size(); ++i) {
+        EXPECT_EQ(got[i].local_attention, batch[i]->num_tokens() > threshold);
+        if (batch[i] != doc) continue;
+        EXPECT_LE(MaxDiff(got[i].scores, alone.scores), 1e-5)
+            << doc->num_tokens() << " tokens in a batch of " << batch.size();
+      }
+    }
+  }
+}
+
+// k reaches the kernel: the same document at two clip distances gives different scores, and
+// the result reports the k it was given.
+TEST_F(InferenceTest, ClipDistanceChangesTheScores) {
+  const auto doc = Doc(600);
+  const DocumentScores k4 = Score({doc.get()}, 4)[0];
+  const DocumentScores k64 = Score({doc.get()}, 64)[0];
+  EXPECT_EQ(k4.clip_distance, 4);
+  EXPECT_EQ(k64.clip_distance, 64);
+  EXPECT_GT(MaxDiff(k4.scores, k64.scores), 1e-4);
+}
+
+// The shipped clip policy (config.json), not only the default one: k(L) is the documented
+// value at each length, and scoring at the policy's k differs from the neighbouring buckets,
+// so the policy's choice is what runs.
+TEST_F(InferenceTest, ShippedClipPolicyPicksAndRunsItsK) {
+  // config.json: k = largest of {4, 8, ..., 256} <= clamp(L / 8, 4, 16).
+  const std::vector<std::pair<int64_t, int64_t>> expected = {
+      {20, 4}, {63, 4}, {64, 8}, {100, 8}, {128, 16}, {600, 16}, {5000, 16}, {32768, 16}};
+  for (const auto& [tokens, k] : expected) {
+    EXPECT_EQ(ClipDistanceFor(config(), tokens), k) << tokens << " tokens";
+  }
+  for (const int64_t tokens : {int64_t{60}, int64_t{600}}) {
+    const auto doc = Doc(tokens);
+    const int64_t k = ClipDistanceFor(config(), doc->num_tokens());
+    const DocumentScores policy = Score({doc.get()}, k)[0];
+    EXPECT_EQ(policy.clip_distance, k);
+    for (const int64_t other : {k / 2, k * 2}) {
+      if (other < 1 || other > config().architecture.max_clip_distance) continue;
+      EXPECT_GT(MaxDiff(policy.scores, Score({doc.get()}, other)[0].scores), 1e-6)
+          << doc->num_tokens() << " tokens: k " << k << " vs " << other;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rpsum::model

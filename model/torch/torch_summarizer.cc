@@ -1,0 +1,62 @@
+// The LibTorch implementation of the model API.
+#include <ATen/ATen.h>
+#include <torch/version.h>
+
+#include <filesystem>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "model/summarizer.h"
+#include "model/torch/checkpoint.h"
+#include "model/torch/inference.h"
+
+namespace rpsum::model {
+namespace {
+
+class TorchSummarizer : public Summarizer {
+ public:
+  TorchSummarizer(Checkpoint ck, std::unique_ptr<Tokenizer> tokenizer)
+      : ck_(std::move(ck)), tokenizer_(std::move(tokenizer)) {
+    desc_.config = ck_.config;
+    desc_.weights_sha256 = ck_.weights_sha256;
+    desc_.device = ck_.scorer->parameters().front().device().str();
+    desc_.torch_version =
+        absl::StrCat(TORCH_VERSION_MAJOR, ".", TORCH_VERSION_MINOR, ".", TORCH_VERSION_PATCH);
+  }
+
+  absl::StatusOr<std::vector<DocumentScores>> Score(
+      const std::vector<const PreparedDocument*>& docs, int64_t k) override {
+    return ScoreDocuments(ck_, docs, k, tokenizer_->pad_id());
+  }
+  const ModelDescription& description() const override { return desc_; }
+  const Tokenizer& tokenizer() const override { return *tokenizer_; }
+
+ private:
+  Checkpoint ck_;
+  std::unique_ptr<Tokenizer> tokenizer_;
+  ModelDescription desc_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Summarizer>> LoadTorchSummarizer(const std::string& dir,
+                                                                const std::string& device,
+                                                                int threads) {
+  if (threads > 0) at::set_num_threads(threads);
+  absl::StatusOr<Checkpoint> ck = LoadCheckpoint(dir, device);
+  if (!ck.ok()) return ck.status();
+  std::string error;
+  auto tok =
+      Tokenizer::Load((std::filesystem::path(dir) / ck->config.tokenizer.file).string(), &error);
+  if (tok == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("tokenizer of ", dir, ": ", error));
+  }
+  if (tok->vocab_size() != ck->config.architecture.vocab_size) {
+    return absl::InvalidArgumentError(absl::StrCat(dir, ": the tokenizer has ", tok->vocab_size(),
+                                                   " pieces, the model's embedding ",
+                                                   ck->config.architecture.vocab_size));
+  }
+  return std::unique_ptr<Summarizer>(new TorchSummarizer(*std::move(ck), std::move(tok)));
+}
+
+}  // namespace rpsum::model

@@ -1,0 +1,208 @@
+// rpsum-eval: the evaluation protocol (docs/design.md, "Evaluation"). Runs a checkpoint and the
+// baselines (lead, TextRank, greedy oracle) on one split with the same units and budget, the
+// reference's word count: the model and TextRank through the service's own selection
+// (SelectSummary: what a client asking for that many words gets), lead and the oracle cut to
+// the budget. Prints markdown tables (overall, by document length, by
+// source) and writes JSON. --k_study adds the clip-distance study (fixed k vs the policy).
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_split.h"
+#include "model/torch/checkpoint.h"
+#include "model/torch/inference.h"
+#include "nlohmann/json.hpp"
+#include "train/evaluate.h"
+
+ABSL_FLAG(std::string, model, "models/rpsum-ext", "checkpoint directory");
+ABSL_FLAG(std::string, data_dir, "../shared/data/corpus", "corpus folder");
+ABSL_FLAG(std::string, split, "test", "train, valid or test");
+ABSL_FLAG(std::string, file, "", "a .jsonl(.gz) file instead of --data_dir/--split");
+ABSL_FLAG(std::string, json, "", "write the results here");
+ABSL_FLAG(int, limit, 0, "first N documents only (0: all)");
+ABSL_FLAG(int, threads, 2, "torch threads");
+ABSL_FLAG(int, max_input_tokens, 32768, "preparation limit (head truncation past it)");
+ABSL_FLAG(std::string, k_study, "",
+          "comma-separated fixed clip distances to compare with the "
+          "policy, e.g. 2,16,64,256");
+
+namespace rpsum::model {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string Bucket(int64_t words) {
+  if (words < 1000) return "<1k words";
+  if (words < 2000) return "1k-2k";
+  if (words < 4000) return "2k-4k";
+  return ">=4k";
+}
+
+nlohmann::json ToJson(const RougeMean& m) {
+  return {{"rouge1", m.r1}, {"rouge2", m.r2}, {"rougeL", m.rl}, {"rougeLsum", m.rlsum}, {"n", m.n}};
+}
+
+struct ModelRun {
+  std::vector<std::vector<float>> scores;
+  double seconds = 0;
+  int64_t tokens = 0;
+};
+
+ModelRun RunModel(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
+                  int64_t k_fixed) {
+  ModelRun r;
+  for (const EvalDoc& d : docs) {
+    const int64_t k = ClipDistanceFor(ck.config, d.prepared.num_tokens(), k_fixed);
+    const auto t0 = Clock::now();
+    auto s = ScoreDocuments(ck, {&d.prepared}, k, pad);
+    r.seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+    r.tokens += d.prepared.num_tokens();
+    r.scores.push_back(s.ok() ? (*s)[0].scores : std::vector<float>(d.texts.size(), 0.f));
+    if (!s.ok())
+      std::fprintf(stderr, "%s: %s\n", d.record->id.c_str(), s.status().ToString().c_str());
+  }
+  return r;
+}
+
+int Run() {
+  at::set_num_threads(absl::GetFlag(FLAGS_threads));
+  auto ck = LoadCheckpoint(absl::GetFlag(FLAGS_model), "cpu");
+  if (!ck.ok()) {
+    std::fprintf(stderr, "rpsum-eval: %s\n", ck.status().ToString().c_str());
+    return 1;
+  }
+  std::string error;
+  auto tok = Tokenizer::Load(absl::GetFlag(FLAGS_model) + "/" + ck->config.tokenizer.file, &error);
+  if (!tok) {
+    std::fprintf(stderr, "rpsum-eval: %s\n", error.c_str());
+    return 1;
+  }
+  const std::string path =
+      absl::GetFlag(FLAGS_file).empty()
+          ? absl::GetFlag(FLAGS_data_dir) + "/" + absl::GetFlag(FLAGS_split) + ".jsonl.gz"
+          : absl::GetFlag(FLAGS_file);
+  auto records = ReadCorpus(path, absl::GetFlag(FLAGS_limit));
+  if (!records.ok()) {
+    std::fprintf(stderr, "rpsum-eval: %s\n", records.status().ToString().c_str());
+    return 1;
+  }
+  PrepareOptions prep;
+  prep.max_input_tokens = absl::GetFlag(FLAGS_max_input_tokens);
+  prep.max_sentences = 1 << 20;
+  prep.max_document_bytes = 64u << 20;
+  prep.max_tokens_per_sentence = ck->config.tokenizer.max_tokens_per_sentence;
+  prep.truncation = TruncationPolicy::kHead;
+  int skipped = 0;
+  const std::vector<EvalDoc> docs = PrepareCorpus(*records, *tok, prep, true, &skipped);
+  const int pad = tok->pad_id();
+
+  const ModelRun run = RunModel(*ck, docs, pad, 0);
+  const char* systems[] = {"lead", "textrank", "rpsum", "oracle"};
+  std::map<std::string, RougeMean> overall;
+  std::map<std::string, std::map<std::string, RougeMean>> by_bucket, by_source;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    const EvalDoc& d = docs[i];
+    // Lead: leading units in document order, headings skipped (a stronger lead than one that
+    // spends the budget on section titles).
+    std::vector<int32_t> lead;
+    for (size_t u = 0; u < d.texts.size(); ++u) {
+      if (d.prepared.units[d.prepared.kept[u]].kind != UnitKind::kHeading) lead.push_back(u);
+    }
+    const std::string summaries[] = {
+        SummaryFromUnits(d, lead), SummaryFromScores(d, TextRankBaseline(d)),
+        SummaryFromScores(d, run.scores[i]), SummaryFromUnits(d, d.oracle)};
+    for (int s = 0; s < 4; ++s) {
+      const RougeScores r = ScoreSummary(d, summaries[s]);
+      overall[systems[s]].Add(r);
+      by_bucket[systems[s]][Bucket(d.prepared.total_words)].Add(r);
+      by_source[systems[s]][d.record->source].Add(r);
+    }
+  }
+  nlohmann::json out = {{"model", absl::GetFlag(FLAGS_model)},
+                        {"data", path},
+                        {"documents", docs.size()},
+                        {"skipped", skipped},
+                        {"model_seconds", run.seconds},
+                        {"model_tokens", run.tokens}};
+  std::printf("## %s: %zu documents (%d skipped)\n\n", path.c_str(), docs.size(), skipped);
+  std::printf(
+      "| system | ROUGE-1 | ROUGE-2 | ROUGE-L | ROUGE-Lsum |\n| --- | --- | --- | --- | --- |\n");
+  for (const char* s : systems) {
+    const RougeMean m = overall[s].Mean();
+    std::printf("| %s | %.2f | %.2f | %.2f | %.2f |\n", s, m.r1, m.r2, m.rl, m.rlsum);
+    out["overall"][s] = ToJson(m);
+  }
+  std::printf("\nmodel time: %.1f s for %lld tokens (%.0f tokens/s, %.0f ms per document)\n",
+              run.seconds, static_cast<long long>(run.tokens), run.tokens / run.seconds,
+              1000 * run.seconds / std::max<size_t>(docs.size(), 1));
+  std::printf("\n### By document length (ROUGE-1 / ROUGE-2 / ROUGE-Lsum)\n\n| length | n |");
+  for (const char* s : systems) std::printf(" %s |", s);
+  std::printf("\n| --- | --- |%s\n", " --- | --- | --- | --- |");
+  for (const char* b : {"<1k words", "1k-2k", "2k-4k", ">=4k"}) {
+    std::printf("| %s | %d |", b, by_bucket["lead"][b].n);
+    for (const char* s : systems) {
+      const RougeMean m = by_bucket[s][b].Mean();
+      std::printf(" %.1f / %.1f / %.1f |", m.r1, m.r2, m.rlsum);
+      out["by_length"][b][s] = ToJson(m);
+    }
+    std::printf("\n");
+  }
+  std::printf(
+      "\n### By source (ROUGE-1 / ROUGE-2 / ROUGE-Lsum)\n\n| source | n | lead | textrank | rpsum "
+      "|\n| --- | --- | --- | --- | --- |\n");
+  for (const auto& [src, m0] : by_source["lead"]) {
+    std::printf("| %s | %d |", src.c_str(), m0.n);
+    for (const char* s : {"lead", "textrank", "rpsum"}) {
+      const RougeMean m = by_source[s][src].Mean();
+      std::printf(" %.1f / %.1f / %.1f |", m.r1, m.r2, m.rlsum);
+      out["by_source"][src][s] = ToJson(m);
+    }
+    std::printf("\n");
+  }
+  if (!absl::GetFlag(FLAGS_k_study).empty()) {
+    std::printf(
+        "\n### Clip distance k (same model; ROUGE and model time)\n\n| k | ROUGE-1 | ROUGE-2 | "
+        "ROUGE-Lsum | model s | tokens/s |\n| --- | --- | --- | --- | --- | --- |\n");
+    std::vector<int64_t> ks = {0};
+    for (absl::string_view k : absl::StrSplit(absl::GetFlag(FLAGS_k_study), ',')) {
+      ks.push_back(std::stoll(std::string(k)));
+    }
+    for (int64_t k : ks) {
+      const ModelRun r = k == 0 ? run : RunModel(*ck, docs, pad, k);
+      RougeMean m;
+      for (size_t i = 0; i < docs.size(); ++i) {
+        m.Add(ScoreSummary(docs[i], SummaryFromScores(docs[i], r.scores[i])));
+      }
+      m = m.Mean();
+      const std::string name =
+          k == 0 ? "policy: " + ck->config.clip_policy.Describe() : std::to_string(k);
+      std::printf("| %s | %.2f | %.2f | %.2f | %.1f | %.0f |\n", name.c_str(), m.r1, m.r2, m.rlsum,
+                  r.seconds, r.tokens / r.seconds);
+      out["k_study"][name] = ToJson(m);
+      out["k_study"][name]["model_seconds"] = r.seconds;
+    }
+  }
+  if (!absl::GetFlag(FLAGS_json).empty()) std::ofstream(absl::GetFlag(FLAGS_json)) << out.dump(2);
+  return 0;
+}
+
+}  // namespace
+}  // namespace rpsum::model
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage("Evaluates an rpsum checkpoint and the baselines with ROUGE.");
+  absl::ParseCommandLine(argc, argv);
+  try {
+    return rpsum::model::Run();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rpsum-eval: %s\n", e.what());
+    return 1;
+  }
+}

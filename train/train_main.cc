@@ -1,0 +1,441 @@
+// rpsum-train: trains the extractive scorer on the corpus with our own C++ code.
+//
+// Trains a SentencePiece tokenizer (if the output has none), prepares every document, labels
+// units with the greedy ROUGE oracle, and trains with AdamW (warmup, linear decay), dropout,
+// gradient clipping, batches of similar length under a token budget and clip distances k
+// sampled from the k policy. Validation ROUGE after every epoch picks the best checkpoint
+// (early stopping). Interruptible: the state is saved every --checkpoint_every steps and at
+// --time_limit_min, and the same command resumes from it.
+// clang-format off
+#include <torch/types.h>  // first: clip_grad.h needs it and does not include it
+// clang-format on
+#include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
+#include <torch/nn/utils/clip_grad.h>
+#include <torch/optim/adamw.h>
+#include <torch/serialize.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <random>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "model/select.h"
+#include "model/tokenizer.h"
+#include "model/torch/checkpoint.h"
+#include "model/torch/inference.h"
+#include "model/torch/safetensors.h"
+#include "nlohmann/json.hpp"
+#include "train/evaluate.h"
+#include "train/oracle.h"
+#include "train/training.h"
+
+ABSL_FLAG(std::string, data_dir, "../shared/data/corpus",
+          "corpus folders, comma-separated (train/valid .jsonl.gz of each)");
+ABSL_FLAG(std::string, valid_dir, "",
+          "corpus folders to validate on, comma-separated (default: --data_dir)");
+ABSL_FLAG(std::string, out, "runs/rpsum-ext", "output folder: state/, best/ (the checkpoint)");
+ABSL_FLAG(std::string, tokenizer, "", "existing SentencePiece model (default: train one)");
+ABSL_FLAG(int, vocab_size, 8000, "tokenizer vocabulary size when training one");
+ABSL_FLAG(int, hidden, 192, "hidden size");
+ABSL_FLAG(int, heads, 4, "attention heads");
+ABSL_FLAG(int, ffn, 768, "feed-forward size");
+ABSL_FLAG(int, token_layers, 3, "token-level RPR layers");
+ABSL_FLAG(int, sentence_layers, 2, "sentence-level RPR layers");
+ABSL_FLAG(int, max_clip, 256, "largest clip distance K (table half-width)");
+ABSL_FLAG(int, sentence_clip, 16, "clip distance of the sentence layers");
+ABSL_FLAG(int, local_threshold, 1024, "tokens above which attention is block-local");
+ABSL_FLAG(int, local_window, 256, "block-local window (tokens each side)");
+ABSL_FLAG(int, max_tokens_per_sentence, 48, "tokens kept per unit");
+ABSL_FLAG(int, max_tokens, 3072, "training cap on tokens per document (head truncation)");
+ABSL_FLAG(double, dropout, 0.1, "dropout");
+ABSL_FLAG(int, epochs, 6, "epochs at most");
+ABSL_FLAG(int, patience, 2, "epochs without validation gain before stopping");
+ABSL_FLAG(double, lr, 5e-4, "peak learning rate");
+ABSL_FLAG(double, weight_decay, 0.01, "AdamW weight decay");
+ABSL_FLAG(int, warmup, 100, "warmup steps");
+ABSL_FLAG(int, batch_tokens, 8192, "token budget of a batch (B x longest)");
+ABSL_FLAG(double, pos_weight, 2.0, "BCE weight of oracle-selected units");
+ABSL_FLAG(double, soft_labels, 0.0,
+          "weight of the soft salience in the labels (0: binary greedy oracle; see "
+          "TrainingLabels in model/select.h)");
+ABSL_FLAG(int, seed, 1, "random seed");
+ABSL_FLAG(int, threads, 2, "torch intra-op threads");
+ABSL_FLAG(int, checkpoint_every, 100, "steps between saved states");
+ABSL_FLAG(int, max_docs, 0, "use only the first N training documents (0: all)");
+ABSL_FLAG(int, valid_docs, 0, "validate on the first N valid documents (0: all)");
+ABSL_FLAG(int, max_steps, 0, "stop after this many steps in total (0: no limit)");
+ABSL_FLAG(double, time_limit_min, 0, "save and stop after this many minutes (0: no limit)");
+ABSL_FLAG(bool, checkpoint_layers, false,
+          "gradient checkpointing of the token layers: recompute their activations in the "
+          "backward instead of keeping them (less memory for long documents, one more forward)");
+
+namespace rpsum::model {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+struct TrainDoc {
+  const PreparedDocument* prepared;
+  std::vector<float> labels;  // per kept unit
+};
+
+double Seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+absl::Status EnsureTokenizer(const std::string& out, std::string* path) {
+  if (!absl::GetFlag(FLAGS_tokenizer).empty()) {
+    *path = absl::GetFlag(FLAGS_tokenizer);
+    return absl::OkStatus();
+  }
+  *path = (fs::path(out) / "tokenizer.model").string();
+  if (fs::exists(*path)) return absl::OkStatus();
+  auto train = ReadCorpusSplit(absl::GetFlag(FLAGS_data_dir), "train");
+  if (!train.ok()) return train.status();
+  const std::string lines = (fs::path(out) / "tokenizer_input.txt").string();
+  {
+    std::ofstream f(lines);
+    for (const auto& r : *train) f << r.title << "\n" << r.document << "\n" << r.summary << "\n";
+  }
+  std::printf("training a %d-piece SentencePiece tokenizer on %zu documents...\n",
+              absl::GetFlag(FLAGS_vocab_size), train->size());
+  std::fflush(stdout);
+  TokenizerTrainOptions o;
+  o.input_file = lines;
+  o.model_prefix = (fs::path(out) / "tokenizer").string();
+  o.vocab_size = absl::GetFlag(FLAGS_vocab_size);
+  o.num_threads = absl::GetFlag(FLAGS_threads);
+  std::string error;
+  if (!TrainTokenizer(o, &error)) return absl::InternalError(error);
+  fs::remove(lines);
+  return absl::OkStatus();
+}
+
+ModelConfig ConfigFromFlags(int vocab) {
+  ModelConfig c;
+  c.name = "rpsum-ext";
+  c.version = "1";
+  Architecture& a = c.architecture;
+  a.vocab_size = vocab;
+  a.hidden_size = absl::GetFlag(FLAGS_hidden);
+  a.heads = absl::GetFlag(FLAGS_heads);
+  a.ffn_size = absl::GetFlag(FLAGS_ffn);
+  a.token_layers = absl::GetFlag(FLAGS_token_layers);
+  a.sentence_layers = absl::GetFlag(FLAGS_sentence_layers);
+  a.max_clip_distance = absl::GetFlag(FLAGS_max_clip);
+  a.sentence_clip_distance = absl::GetFlag(FLAGS_sentence_clip);
+  a.num_features = kNumFeatures;
+  a.dropout = absl::GetFlag(FLAGS_dropout);
+  c.clip_policy.ratio = 8;
+  c.clip_policy.min = 4;
+  c.clip_policy.max = std::min<int64_t>(64, a.max_clip_distance);
+  c.clip_policy.buckets.clear();
+  for (int64_t b = 4; b <= a.max_clip_distance; b *= 2) c.clip_policy.buckets.push_back(b);
+  c.attention.local_threshold = absl::GetFlag(FLAGS_local_threshold);
+  c.attention.local_window = absl::GetFlag(FLAGS_local_window);
+  c.tokenizer.max_tokens_per_sentence = absl::GetFlag(FLAGS_max_tokens_per_sentence);
+  return c;
+}
+
+// Validation: mean ROUGE F1 x 100 of the model's summaries.
+RougeMean Validate(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int32_t pad) {
+  RougeMean m;
+  for (const EvalDoc& d : docs) {
+    const int64_t k = ClipDistanceFor(ck.config, d.prepared.num_tokens());
+    auto scores = ScoreDocuments(ck, {&d.prepared}, k, pad);
+    if (!scores.ok()) continue;
+    m.Add(ScoreSummary(d, SummaryFromScores(d, (*scores)[0].scores)));
+  }
+  return m.Mean();
+}
+
+absl::Status CopyFile(const std::string& from, const std::string& to) {
+  std::error_code ec;
+  fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
+  return ec ? absl::UnavailableError(absl::StrCat("copy ", from, ": ", ec.message()))
+            : absl::OkStatus();
+}
+
+int Run() {
+  const auto t0 = Clock::now();
+  const std::string out = absl::GetFlag(FLAGS_out);
+  fs::create_directories(fs::path(out) / "state");
+  at::set_num_threads(absl::GetFlag(FLAGS_threads));
+  at::manual_seed(absl::GetFlag(FLAGS_seed));
+
+  std::string tok_path;
+  if (auto s = EnsureTokenizer(out, &tok_path); !s.ok()) {
+    std::fprintf(stderr, "tokenizer: %s\n", s.ToString().c_str());
+    return 1;
+  }
+  std::string error;
+  auto tokenizer = Tokenizer::Load(tok_path, &error);
+  if (!tokenizer) {
+    std::fprintf(stderr, "tokenizer: %s\n", error.c_str());
+    return 1;
+  }
+  const ModelConfig config = ConfigFromFlags(tokenizer->vocab_size());
+
+  auto train =
+      ReadCorpusSplit(absl::GetFlag(FLAGS_data_dir), "train", absl::GetFlag(FLAGS_max_docs));
+  auto valid =
+      ReadCorpusSplit(absl::GetFlag(FLAGS_valid_dir).empty() ? absl::GetFlag(FLAGS_data_dir)
+                                                             : absl::GetFlag(FLAGS_valid_dir),
+                      "valid", absl::GetFlag(FLAGS_valid_docs));
+  if (!train.ok() || !valid.ok()) {
+    std::fprintf(stderr, "corpus: %s %s\n", train.status().ToString().c_str(),
+                 valid.status().ToString().c_str());
+    return 1;
+  }
+  PrepareOptions prep;
+  prep.max_input_tokens = absl::GetFlag(FLAGS_max_tokens);
+  prep.max_tokens_per_sentence = config.tokenizer.max_tokens_per_sentence;
+  prep.truncation = TruncationPolicy::kHead;
+  int skipped = 0, vskipped = 0;
+  const auto tp0 = Clock::now();
+  std::vector<EvalDoc> train_docs = PrepareCorpus(*train, *tokenizer, prep, true, &skipped);
+  PrepareOptions vprep = prep;
+  vprep.max_input_tokens = 32768;  // validate on whole documents, as served
+  std::vector<EvalDoc> valid_docs = PrepareCorpus(*valid, *tokenizer, vprep, false, &vskipped);
+  int64_t total_tokens = 0, positives = 0, units = 0;
+  std::vector<TrainDoc> docs;
+  for (const EvalDoc& d : train_docs) {
+    TrainDoc t{&d.prepared, TrainingLabels(d.texts, d.record->summary, d.oracle,
+                                           absl::GetFlag(FLAGS_soft_labels))};
+    positives += static_cast<int64_t>(d.oracle.size());
+    units += static_cast<int64_t>(t.labels.size());
+    total_tokens += d.prepared.num_tokens();
+    docs.push_back(std::move(t));
+  }
+  std::printf(
+      "prepared %zu train (%d skipped) and %zu valid documents in %.0f s: %lld tokens, "
+      "%lld units, %.1f%% oracle-positive\n",
+      docs.size(), skipped, valid_docs.size(), Seconds(tp0, Clock::now()),
+      static_cast<long long>(total_tokens), static_cast<long long>(units),
+      100.0 * positives / std::max<int64_t>(units, 1));
+
+  // Batches of similar length under the token budget; the order of batches is shuffled per
+  // epoch with a seeded generator, so a resumed run sees the same sequence.
+  std::vector<size_t> by_len(docs.size());
+  std::iota(by_len.begin(), by_len.end(), 0);
+  std::sort(by_len.begin(), by_len.end(), [&](size_t a, size_t b) {
+    return docs[a].prepared->num_tokens() < docs[b].prepared->num_tokens();
+  });
+  std::vector<std::vector<size_t>> batches;
+  for (size_t i = 0; i < by_len.size();) {
+    std::vector<size_t> b;
+    int64_t longest = 0;
+    while (i < by_len.size()) {
+      const int64_t l = std::max(longest, docs[by_len[i]].prepared->num_tokens());
+      if (!b.empty() &&
+          l * static_cast<int64_t>(b.size() + 1) > absl::GetFlag(FLAGS_batch_tokens)) {
+        break;
+      }
+      b.push_back(by_len[i++]);
+      longest = l;
+    }
+    batches.push_back(std::move(b));
+  }
+  const int epochs = absl::GetFlag(FLAGS_epochs);
+  const int64_t steps_per_epoch = static_cast<int64_t>(batches.size());
+  int64_t total_steps = steps_per_epoch * epochs;
+  if (absl::GetFlag(FLAGS_max_steps) > 0) {
+    total_steps = std::min<int64_t>(total_steps, absl::GetFlag(FLAGS_max_steps));
+  }
+
+  ExtractiveScorer model(config.architecture);
+  model->set_checkpoint_layers(absl::GetFlag(FLAGS_checkpoint_layers));
+  torch::optim::AdamW opt(model->parameters(),
+                          torch::optim::AdamWOptions(absl::GetFlag(FLAGS_lr))
+                              .weight_decay(absl::GetFlag(FLAGS_weight_decay)));
+  // Resume.
+  const fs::path state = fs::path(out) / "state";
+  int64_t step = 0;
+  double best = -1;
+  int best_epoch = -1, bad_epochs = 0;
+  double trained_seconds = 0;
+  nlohmann::json history = nlohmann::json::array();
+  if (fs::exists(state / "progress.json")) {
+    std::ifstream f(state / "progress.json");
+    const auto j = nlohmann::json::parse(f);
+    step = j.at("step");
+    best = j.at("best");
+    best_epoch = j.at("best_epoch");
+    bad_epochs = j.at("bad_epochs");
+    trained_seconds = j.value("trained_seconds", 0.0);
+    history = j.value("history", nlohmann::json::array());
+    auto w = ReadSafetensors((state / "model.safetensors").string());
+    if (!w.ok() || !AssignWeights(model, *w, "state").ok()) {
+      std::fprintf(stderr, "cannot resume from %s\n", state.c_str());
+      return 1;
+    }
+    torch::load(opt, (state / "optimizer.pt").string());
+    std::printf("resumed at step %lld (best valid R1+R2+RLsum %.2f at epoch %d)\n",
+                static_cast<long long>(step), best, best_epoch);
+  }
+  auto save_state = [&] {
+    NamedTensors t;
+    for (const auto& p : model->named_parameters()) t.emplace_back(p.key(), p.value());
+    auto s = WriteSafetensors((state / "model.safetensors").string(), t);
+    torch::save(opt, (state / "optimizer.pt.tmp").string());
+    fs::rename(state / "optimizer.pt.tmp", state / "optimizer.pt");
+    nlohmann::json j = {{"step", step},
+                        {"best", best},
+                        {"best_epoch", best_epoch},
+                        {"bad_epochs", bad_epochs},
+                        {"trained_seconds", trained_seconds + Seconds(t0, Clock::now())},
+                        {"history", history}};
+    std::ofstream(state / "progress.json.tmp") << j.dump(2);
+    fs::rename(state / "progress.json.tmp", state / "progress.json");
+    if (!s.ok()) std::fprintf(stderr, "saving state: %s\n", s.ToString().c_str());
+  };
+
+  const int32_t pad = tokenizer->pad_id();
+  const double peak_lr = absl::GetFlag(FLAGS_lr);
+  const int warmup = absl::GetFlag(FLAGS_warmup);
+  const double time_limit = absl::GetFlag(FLAGS_time_limit_min) * 60;
+  double loss_ema = -1;
+  int64_t tokens_seen = 0;
+  auto window_start = Clock::now();
+  std::printf("training: %lld steps per epoch, %d epochs at most, %lld steps\n",
+              static_cast<long long>(steps_per_epoch), epochs, static_cast<long long>(total_steps));
+  std::fflush(stdout);
+
+  while (step < total_steps) {
+    const int epoch = static_cast<int>(step / steps_per_epoch);
+    std::mt19937 rng(absl::GetFlag(FLAGS_seed) * 1000003 + epoch);
+    std::vector<size_t> order(batches.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    model->train();
+    for (int64_t pos = step % steps_per_epoch; pos < steps_per_epoch && step < total_steps; ++pos) {
+      const auto& b = batches[order[pos]];
+      std::vector<const PreparedDocument*> prepared;
+      for (size_t i : b) prepared.push_back(docs[i].prepared);
+      const ModelBatch batch = MakeBatch(prepared, pad, at::kCPU);
+      // k: half the time the policy's k for this length, else a random bucket (so overrides
+      // and the fixed-k study stay in distribution).
+      std::mt19937 krng(absl::GetFlag(FLAGS_seed) * 7919 + step);
+      const auto& buckets = config.clip_policy.buckets;
+      const int64_t k = (krng() % 2 == 0) ? ClipDistanceFor(config, batch.tokens.size(1))
+                                          : buckets[krng() % buckets.size()];
+      // Training batches hold documents of similar length: one plan for the batch.
+      const AttentionPlan tp = TokenPlan(config, IsLocalAttention(config, batch.tokens.size(1)), k);
+      const AttentionPlan sp =
+          SentencePlan(config, IsLocalSentenceAttention(config, batch.sentence_pos.size(1)));
+      at::Tensor labels = at::zeros(batch.sentence_valid.sizes(), at::kFloat);
+      for (size_t i = 0; i < b.size(); ++i) {
+        const auto& l = docs[b[i]].labels;
+        labels[i]
+            .narrow(0, 0, static_cast<int64_t>(l.size()))
+            .copy_(at::from_blob(const_cast<float*>(l.data()), {static_cast<int64_t>(l.size())}));
+      }
+      const double lr =
+          step < warmup
+              ? peak_lr * (step + 1) / warmup
+              : peak_lr * std::max(0.1, 1.0 - static_cast<double>(step - warmup) /
+                                                  std::max<int64_t>(1, total_steps - warmup));
+      for (auto& g : opt.param_groups())
+        static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
+      const at::Tensor logits = model->forward(batch, tp, sp);
+      const at::Tensor loss =
+          ExtractiveLoss(logits, labels, batch.sentence_valid, absl::GetFlag(FLAGS_pos_weight));
+      opt.zero_grad();
+      loss.backward();
+      torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0);
+      opt.step();
+      ++step;
+      tokens_seen += batch.token_valid.sum().item<int64_t>();
+      const double l = loss.item<double>();
+      loss_ema = loss_ema < 0 ? l : 0.95 * loss_ema + 0.05 * l;
+      if (step % 10 == 0 || step == total_steps) {
+        const double dt = Seconds(window_start, Clock::now());
+        const double tps = tokens_seen / std::max(dt, 1e-9);
+        const double sec_per_step = dt / 10;
+        std::printf("step %lld/%lld epoch %d loss %.4f lr %.2e k %lld tokens/s %.0f ETA %.0f min\n",
+                    static_cast<long long>(step), static_cast<long long>(total_steps), epoch + 1,
+                    loss_ema, lr, static_cast<long long>(k), tps,
+                    sec_per_step * (total_steps - step) / 60);
+        std::fflush(stdout);
+        tokens_seen = 0;
+        window_start = Clock::now();
+      }
+      if (step % absl::GetFlag(FLAGS_checkpoint_every) == 0) save_state();
+      if (time_limit > 0 && Seconds(t0, Clock::now()) > time_limit) {
+        save_state();
+        std::printf(
+            "time limit reached at step %lld; state saved, run the same command to "
+            "resume\n",
+            static_cast<long long>(step));
+        return 3;
+      }
+    }
+    // End of an epoch (or of the step budget): validate, keep the best.
+    if (step % steps_per_epoch == 0 || step == total_steps) {
+      model->eval();
+      Checkpoint ck{config, model, out, ""};
+      const auto v0 = Clock::now();
+      const RougeMean m = Validate(ck, valid_docs, pad);
+      const double score = m.r1 + m.r2 + m.rlsum;
+      history.push_back({{"epoch", epoch + 1},
+                         {"step", step},
+                         {"r1", m.r1},
+                         {"r2", m.r2},
+                         {"rl", m.rl},
+                         {"rlsum", m.rlsum}});
+      std::printf(
+          "epoch %d valid ROUGE-1 %.2f ROUGE-2 %.2f ROUGE-L %.2f ROUGE-Lsum %.2f (%.0f s)%s\n",
+          epoch + 1, m.r1, m.r2, m.rl, m.rlsum, Seconds(v0, Clock::now()),
+          score > best ? " best" : "");
+      std::fflush(stdout);
+      if (score > best) {
+        best = score;
+        best_epoch = epoch + 1;
+        bad_epochs = 0;
+        const std::string dir = (fs::path(out) / "best").string();
+        ModelConfig c = config;
+        c.training_json = nlohmann::json({{"epoch", epoch + 1},
+                                          {"step", step},
+                                          {"valid", history.back()},
+                                          {"command", "scripts/train-model"}})
+                              .dump();
+        auto s = SaveCheckpoint(dir, c, model);
+        if (s.ok()) s = CopyFile(tok_path, (fs::path(dir) / c.tokenizer.file).string());
+        if (!s.ok()) std::fprintf(stderr, "saving best: %s\n", s.ToString().c_str());
+      } else if (++bad_epochs >= absl::GetFlag(FLAGS_patience)) {
+        save_state();
+        std::printf("early stop: no validation gain for %d epochs\n", bad_epochs);
+        break;
+      }
+      save_state();
+    }
+  }
+  std::printf(
+      "done: best epoch %d (valid R1+R2+RLsum %.2f), %.1f min in total; checkpoint in "
+      "%s/best\n",
+      best_epoch, best, (trained_seconds + Seconds(t0, Clock::now())) / 60, out.c_str());
+  return 0;
+}
+
+}  // namespace
+}  // namespace rpsum::model
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage("Trains the rpsum extractive model. Resumable: rerun to continue.");
+  absl::ParseCommandLine(argc, argv);
+  try {
+    return rpsum::model::Run();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rpsum-train: %s\n", e.what());
+    return 1;
+  }
+}
