@@ -2,7 +2,7 @@
 
 # rpsum_warnings(<target>): the project's warning set, on this target only.
 function(rpsum_warnings target)
-  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wno-unused-parameter)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic)
 endfunction()
 
 # rpsum_test(NAME <name> SOURCES <files...> LIBS <targets...> LABELS <labels...>

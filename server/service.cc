@@ -11,7 +11,7 @@
 namespace rpsum::server {
 namespace {
 
-const char* ReasonFor(absl::StatusCode code, const absl::Status& s) {
+const char* ReasonFor(absl::StatusCode code) {
   switch (code) {
     case absl::StatusCode::kInvalidArgument:
       return "invalid_argument";
@@ -111,7 +111,7 @@ void SummarizerService::Finish(Call* call, const absl::Status& status) {
   const double seconds = absl::ToDoubleSeconds(clock_->Now() - call->start);
   if (metrics_ != nullptr) {
     metrics_->OnRequest(call->method, absl::StatusCodeToString(status.code()), seconds);
-    if (!status.ok()) metrics_->OnFailure(ReasonFor(status.code(), status));
+    if (!status.ok()) metrics_->OnFailure(ReasonFor(status.code()));
   }
   if (status.code() == absl::StatusCode::kResourceExhausted) {
     call->ctx->AddTrailingMetadata(

@@ -71,12 +71,12 @@ struct Job {
 class SchedulerObserver {
  public:
   virtual ~SchedulerObserver() = default;
-  virtual void OnQueueChanged(int requests, int64_t cost) {}
-  virtual void OnRunningChanged(int requests) {}
-  virtual void OnBatch(const BatchInfo& info) {}
-  virtual void OnQueueWait(absl::Duration wait) {}
+  virtual void OnQueueChanged(int /*requests*/, int64_t /*cost*/) {}
+  virtual void OnRunningChanged(int /*requests*/) {}
+  virtual void OnBatch(const BatchInfo& /*info*/) {}
+  virtual void OnQueueWait(absl::Duration /*wait*/) {}
   virtual void OnOomSplit() {}
-  virtual void OnDropped(absl::StatusCode code) {}
+  virtual void OnDropped(absl::StatusCode /*code*/) {}
 };
 
 class Scheduler {
