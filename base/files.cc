@@ -11,8 +11,9 @@ namespace rpsum {
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in)
+  if (!in) {
     return absl::NotFoundError(absl::StrCat("cannot read ", path, ": ", std::strerror(errno)));
+  }
   std::stringstream s;
   s << in.rdbuf();
   if (in.bad()) return absl::NotFoundError(absl::StrCat("cannot read ", path));

@@ -23,9 +23,12 @@
 #define RPSUM_ASSIGN_OR_RETURN(lhs, rexpr) \
   RPSUM_ASSIGN_OR_RETURN_IMPL_(RPSUM_STATUS_CONCAT_(rpsum_statusor_, __LINE__), lhs, rexpr)
 
+// `statusor` names a variable and `lhs` may be a declaration: neither can be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define RPSUM_ASSIGN_OR_RETURN_IMPL_(statusor, lhs, rexpr) \
   auto statusor = (rexpr);                                 \
   if (!statusor.ok()) return std::move(statusor).status(); \
   lhs = std::move(statusor).value()
+// NOLINTEND(bugprone-macro-parentheses)
 
 #endif  // RPSUM_BASE_STATUS_MACROS_H_

@@ -6,9 +6,10 @@
 //                                                    SERVING)
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <fstream>
+#include <functional>
 #include <iostream>
 #include <mutex>
 #include <sstream>
@@ -21,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
+#include "base/files.h"
 #include "client/client.h"
 #include "google/protobuf/util/json_util.h"
 
@@ -48,14 +50,9 @@ namespace rpsum::client {
 namespace {
 
 absl::StatusOr<std::string> ReadInput(const std::string& path) {
+  if (path != "-") return ReadFile(path);
   std::stringstream s;
-  if (path == "-") {
-    s << std::cin.rdbuf();
-    return s.str();
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  s << in.rdbuf();
+  s << std::cin.rdbuf();
   return s.str();
 }
 
@@ -72,13 +69,7 @@ int Fail(const std::string& what, const absl::Status& s) {
   return 1;
 }
 
-int Run(const std::vector<char*>& args) {
-  if (args.size() < 2) {
-    std::fprintf(stderr,
-                 "usage: rpsum summarize|estimate FILE...|-  |  rpsum info  |  rpsum health\n");
-    return 2;
-  }
-  const std::string cmd = args[1];
+absl::StatusOr<ClientOptions> OptionsFromFlags() {
   ClientOptions o;
   o.target = absl::GetFlag(FLAGS_server);
   o.tls = absl::GetFlag(FLAGS_tls);
@@ -88,37 +79,14 @@ int Run(const std::vector<char*>& args) {
   o.tls_server_name = absl::GetFlag(FLAGS_tls_server_name);
   o.deadline = absl::Seconds(absl::GetFlag(FLAGS_deadline));
   if (!absl::GetFlag(FLAGS_token_file).empty()) {
-    auto t = ReadInput(absl::GetFlag(FLAGS_token_file));
-    if (!t.ok()) return Fail("token", t.status());
+    auto t = ReadFile(absl::GetFlag(FLAGS_token_file));
+    if (!t.ok()) return t.status();
     o.token = std::string(absl::StripAsciiWhitespace(*t));
   }
-  auto client = Client::Create(o);
-  if (!client.ok()) return Fail("client", client.status());
+  return o;
+}
 
-  if (cmd == "health") {
-    const absl::Time end = absl::Now() + absl::Seconds(absl::GetFlag(FLAGS_wait));
-    absl::Status s;
-    while (true) {
-      s = (*client)->Health(absl::GetFlag(FLAGS_service));
-      if (s.ok() || absl::Now() >= end) break;
-      absl::SleepFor(absl::Milliseconds(200));
-    }
-    if (!s.ok()) return Fail("health", s);
-    std::printf("SERVING\n");
-    return 0;
-  }
-  if (cmd == "info") {
-    auto info = (*client)->GetModelInfo();
-    if (!info.ok()) return Fail("info", info.status());
-    std::printf("%s\n", Json(*info).c_str());
-    return 0;
-  }
-  if (cmd != "summarize" && cmd != "estimate") {
-    std::fprintf(stderr, "rpsum: unknown command '%s'\n", cmd.c_str());
-    return 2;
-  }
-  std::vector<std::string> files(args.begin() + 2, args.end());
-  if (files.empty()) files.push_back("-");
+SummarizeOptions SummarizeOptionsFromFlags() {
   SummarizeOptions so;
   so.max_words = absl::GetFlag(FLAGS_max_words);
   so.max_sentences = absl::GetFlag(FLAGS_max_sentences);
@@ -129,60 +97,121 @@ int Run(const std::vector<char*>& args) {
   so.truncation = t == "head"            ? v1::TRUNCATION_HEAD
                   : t == "head_and_tail" ? v1::TRUNCATION_HEAD_AND_TAIL
                                          : v1::TRUNCATION_REJECT;
-  std::vector<std::string> outputs(files.size());
+  return so;
+}
+
+// rpsum health: polls until SERVING or --wait runs out.
+int Health(Client& client) {
+  const absl::Time end = absl::Now() + absl::Seconds(absl::GetFlag(FLAGS_wait));
+  absl::Status s;
+  while (true) {
+    s = client.Health(absl::GetFlag(FLAGS_service));
+    if (s.ok() || absl::Now() >= end) break;
+    absl::SleepFor(absl::Milliseconds(200));
+  }
+  if (!s.ok()) return Fail("health", s);
+  std::printf("SERVING\n");
+  return 0;
+}
+
+// rpsum info: the model and the server's limits, as JSON.
+int Info(Client& client) {
+  auto info = client.GetModelInfo();
+  if (!info.ok()) return Fail("info", info.status());
+  std::printf("%s\n", Json(*info).c_str());
+  return 0;
+}
+
+// One file of `rpsum summarize`: the summary text, or the full response as JSON.
+absl::StatusOr<std::string> SummarizeOne(Client& client, const std::string& text,
+                                         const SummarizeOptions& so, const std::string& header) {
+  auto r = client.Summarize(text, so);
+  if (!r.ok()) return r.status();
+  if (absl::GetFlag(FLAGS_json)) return Json(*r);
+  return absl::StrCat(header, r->summary());
+}
+
+// One file of `rpsum estimate`: the estimate as JSON.
+absl::StatusOr<std::string> EstimateOne(Client& client, const std::string& text,
+                                        const SummarizeOptions& so) {
+  auto e = client.Estimate(text, so);
+  if (!e.ok()) return e.status();
+  return Json(*e);
+}
+
+// Runs `one` over the files with --concurrency threads, a progress bar on a terminal; prints
+// the outputs in file order (answers on stdout, failures on stderr). Exit 1 if any failed.
+using PerFile =
+    std::function<absl::StatusOr<std::string>(const std::string& file, const std::string& text)>;
+int ForEachFile(const std::vector<std::string>& files, const PerFile& one) {
+  std::vector<absl::StatusOr<std::string>> outputs(files.size(), std::string());
   std::atomic<size_t> next{0};
-  std::atomic<int> done{0}, failed{0};
+  std::atomic<int> done{0};
   std::mutex print_mu;
   const bool progress = files.size() > 1 && isatty(STDERR_FILENO);
   auto worker = [&] {
     for (size_t i = next++; i < files.size(); i = next++) {
       auto text = ReadInput(files[i]);
-      std::string out;
-      if (!text.ok()) {
-        ++failed;
-        out = absl::StrCat("rpsum: ", files[i], ": ", text.status().ToString());
-      } else if (cmd == "estimate") {
-        auto e = (*client)->Estimate(*text, so);
-        if (e.ok()) {
-          out = Json(*e);
-        } else {
-          ++failed;
-          out = absl::StrCat("rpsum: ", files[i], ": ", e.status().ToString());
-        }
-      } else {
-        auto r = (*client)->Summarize(*text, so);
-        if (!r.ok()) {
-          ++failed;
-          out = absl::StrCat("rpsum: ", files[i], ": ", r.status().ToString());
-        } else if (absl::GetFlag(FLAGS_json)) {
-          out = Json(*r);
-        } else {
-          out = files.size() > 1 ? absl::StrCat("== ", files[i], "\n", r->summary()) : r->summary();
-        }
-      }
-      outputs[i] = out;
-      const int d = ++done;
+      outputs[i] = text.ok() ? one(files[i], *text) : text.status();
+      const size_t d = static_cast<size_t>(++done);
       if (progress) {
         std::lock_guard<std::mutex> lock(print_mu);
-        const int width = 30, filled = static_cast<int>(width * d / files.size());
-        std::fprintf(stderr, "\r[%s%s] %d/%zu", std::string(filled, '#').c_str(),
+        const size_t width = 30, filled = width * d / files.size();
+        std::fprintf(stderr, "\r[%s%s] %zu/%zu", std::string(filled, '#').c_str(),
                      std::string(width - filled, ' ').c_str(), d, files.size());
       }
     }
   };
+  const size_t n =
+      std::clamp<size_t>(static_cast<size_t>(absl::GetFlag(FLAGS_concurrency)), 1, files.size());
   std::vector<std::thread> threads;
-  const int n = std::max(1, std::min<int>(absl::GetFlag(FLAGS_concurrency), files.size()));
-  for (int i = 0; i < n; ++i) threads.emplace_back(worker);
+  threads.reserve(n);
+  for (size_t i = 0; i < n; ++i) threads.emplace_back(worker);
   for (auto& th : threads) th.join();
   if (progress) std::fprintf(stderr, "\n");
-  for (const std::string& out : outputs) {
-    if (out.rfind("rpsum: ", 0) == 0) {
-      std::fprintf(stderr, "%s\n", out.c_str());
+  int failed = 0;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (outputs[i].ok()) {
+      std::printf("%s\n", outputs[i]->c_str());
     } else {
-      std::printf("%s\n", out.c_str());
+      ++failed;
+      Fail(files[i], outputs[i].status());
     }
   }
   return failed > 0 ? 1 : 0;
+}
+
+int Run(const std::vector<char*>& args) {
+  if (args.size() < 2) {
+    std::fprintf(stderr,
+                 "usage: rpsum summarize|estimate FILE...|-  |  rpsum info  |  rpsum health\n");
+    return 2;
+  }
+  const std::string cmd = args[1];
+  if (cmd != "health" && cmd != "info" && cmd != "summarize" && cmd != "estimate") {
+    std::fprintf(stderr, "rpsum: unknown command '%s'\n", cmd.c_str());
+    return 2;
+  }
+  auto options = OptionsFromFlags();
+  if (!options.ok()) return Fail("token", options.status());
+  auto client = Client::Create(*options);
+  if (!client.ok()) return Fail("client", client.status());
+  if (cmd == "health") return Health(**client);
+  if (cmd == "info") return Info(**client);
+
+  std::vector<std::string> files(args.begin() + 2, args.end());
+  if (files.empty()) files.emplace_back("-");
+  const SummarizeOptions so = SummarizeOptionsFromFlags();
+  Client& c = **client;
+  if (cmd == "estimate") {
+    return ForEachFile(files, [&](const std::string&, const std::string& text) {
+      return EstimateOne(c, text, so);
+    });
+  }
+  const bool headers = files.size() > 1;
+  return ForEachFile(files, [&](const std::string& file, const std::string& text) {
+    return SummarizeOne(c, text, so, headers ? absl::StrCat("== ", file, "\n") : "");
+  });
 }
 
 }  // namespace

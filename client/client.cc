@@ -4,6 +4,7 @@
 #include <random>
 #include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "base/files.h"
@@ -18,7 +19,7 @@ namespace {
 bool Retryable(const absl::Status& s) {
   if (s.code() == absl::StatusCode::kResourceExhausted) {
     // An oversized message stays oversized; a full queue drains.
-    return s.message().find("larger than max") == absl::string_view::npos;
+    return !absl::StrContains(s.message(), "larger than max");
   }
   return s.code() == absl::StatusCode::kUnavailable;
 }

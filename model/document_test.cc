@@ -24,6 +24,7 @@ std::string DataDir() {
 
 std::vector<std::string> Texts(std::string_view doc, const std::vector<Unit>& units) {
   std::vector<std::string> out;
+  out.reserve(units.size());
   for (const Unit& u : units) out.emplace_back(doc.substr(u.begin, u.end - u.begin));
   return out;
 }
@@ -250,7 +251,8 @@ TEST_F(PrepareTest, RealCorpusValidSplit) {
     for (const Unit& u : p->units) {
       ASSERT_LT(u.begin, u.end);
       ASSERT_LE(u.end, r.document.size());
-      const std::string_view text = std::string_view(r.document).substr(u.begin, u.end - u.begin);
+      const std::string_view doc = r.document;
+      const std::string_view text = doc.substr(u.begin, u.end - u.begin);
       ASSERT_EQ(text.find('\n'), std::string_view::npos) << r.id;
       ASSERT_EQ(p->UnitText(in, &u - p->units.data()), text);
       ++kinds[u.kind];
@@ -268,14 +270,17 @@ TEST_F(PrepareTest, RealCorpusValidSplit) {
     return v[v.size() * 9 / 10];
   };
   std::printf("| valid split (%zu docs) | median | p90 |\n| --- | --- | --- |\n", units.size());
-  std::printf("| words (README: 1716 / 3974) | %lld | %lld |\n", (long long)median(words),
-              (long long)p90(words));
-  std::printf("| units | %lld | %lld |\n", (long long)median(units), (long long)p90(units));
-  std::printf("| tokens (tiny tokenizer) | %lld | %lld |\n", (long long)median(tokens),
-              (long long)p90(tokens));
+  std::printf("| words (README: 1716 / 3974) | %lld | %lld |\n",
+              static_cast<long long>(median(words)), static_cast<long long>(p90(words)));
+  std::printf("| units | %lld | %lld |\n", static_cast<long long>(median(units)),
+              static_cast<long long>(p90(units)));
+  std::printf("| tokens (tiny tokenizer) | %lld | %lld |\n", static_cast<long long>(median(tokens)),
+              static_cast<long long>(p90(tokens)));
   std::printf("unit kinds: sentence %lld, heading %lld, list item %lld, table row %lld\n",
-              (long long)kinds[UnitKind::kSentence], (long long)kinds[UnitKind::kHeading],
-              (long long)kinds[UnitKind::kListItem], (long long)kinds[UnitKind::kTableRow]);
+              static_cast<long long>(kinds[UnitKind::kSentence]),
+              static_cast<long long>(kinds[UnitKind::kHeading]),
+              static_cast<long long>(kinds[UnitKind::kListItem]),
+              static_cast<long long>(kinds[UnitKind::kTableRow]));
   // Our whitespace word count is the README's: the medians agree closely.
   EXPECT_NEAR(static_cast<double>(median(words)), 1716.0, 1716.0 * 0.05);
 }

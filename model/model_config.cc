@@ -15,8 +15,9 @@ using nlohmann::json;
 
 absl::Status CheckKeys(const json& obj, absl::string_view where,
                        const std::set<std::string>& known) {
-  if (!obj.is_object())
+  if (!obj.is_object()) {
     return absl::InvalidArgumentError(absl::StrCat(where, " must be an object"));
+  }
   for (const auto& [key, value] : obj.items()) {
     if (known.count(key) == 0) {
       return absl::InvalidArgumentError(

@@ -60,8 +60,9 @@ const Plugin& GetPlugin() {
     }
     p->load = reinterpret_cast<LoadFn>(dlsym(handle, "RpsumSpmLoad"));
     p->train = reinterpret_cast<TrainFn>(dlsym(handle, "RpsumSpmTrain"));
-    if (p->load == nullptr || p->train == nullptr)
+    if (p->load == nullptr || p->train == nullptr) {
       p->error = "librpsum_spm.so lacks its entry points";
+    }
     return p;
   }();
   return *plugin;

@@ -236,6 +236,7 @@ int Main() {
   so.max_batch_cost = absl::GetFlag(FLAGS_max_batch_cost);
   so.seconds_per_cost = spc;
   std::vector<model::Summarizer*> worker_models;
+  worker_models.reserve(models.size());
   for (auto& m : models) worker_models.push_back(m.get());
   Scheduler scheduler(so, worker_models, Clock::Real(), &metrics);
   ThreadPool pool(std::max(1, absl::GetFlag(FLAGS_prepare_threads)), 4 * so.max_queue_requests);

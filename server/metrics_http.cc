@@ -9,6 +9,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "prometheus/metric_family.h"
@@ -77,13 +78,13 @@ void MetricsHttpServer::Loop() {
 void MetricsHttpServer::Handle(int conn) {
   std::string req;
   char buf[4096];
-  while (req.find("\r\n\r\n") == std::string::npos && req.size() < 16384) {
+  while (!absl::StrContains(req, "\r\n\r\n") && req.size() < 16384) {
     const ssize_t n = recv(conn, buf, sizeof(buf), 0);
     if (n <= 0) break;
     req.append(buf, static_cast<size_t>(n));
   }
   std::string status = "200 OK", type = "text/plain; version=0.0.4; charset=utf-8", body;
-  if (req.rfind("GET /metrics", 0) == 0 || req.rfind("HEAD /metrics", 0) == 0) {
+  if (absl::StartsWith(req, "GET /metrics") || absl::StartsWith(req, "HEAD /metrics")) {
     std::vector<prometheus::MetricFamily> families;
     for (const auto& w : sources_) {
       if (auto s = w.lock()) {
@@ -95,7 +96,7 @@ void MetricsHttpServer::Handle(int conn) {
     std::ostringstream out;
     prometheus::TextSerializer().Serialize(out, families);
     body = out.str();
-  } else if (req.rfind("GET / ", 0) == 0) {
+  } else if (absl::StartsWith(req, "GET / ")) {
     type = "text/html";
     body = "<a href=\"/metrics\">/metrics</a>\n";
   } else {
@@ -105,7 +106,7 @@ void MetricsHttpServer::Handle(int conn) {
   std::string head =
       absl::StrCat("HTTP/1.1 ", status, "\r\nContent-Type: ", type,
                    "\r\nContent-Length: ", body.size(), "\r\nConnection: close\r\n\r\n");
-  if (req.rfind("HEAD ", 0) == 0) body.clear();
+  if (absl::StartsWith(req, "HEAD ")) body.clear();
   const std::string all = head + body;
   size_t sent = 0;
   while (sent < all.size()) {

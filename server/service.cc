@@ -144,7 +144,7 @@ std::shared_ptr<SummarizerService::Call> SummarizerService::Begin(
   return call;
 }
 
-void SummarizerService::PrepareThen(std::shared_ptr<Call> call,
+void SummarizerService::PrepareThen(const std::shared_ptr<Call>& call,
                                     std::function<void(const std::shared_ptr<Call>&)> then) {
   const bool queued = pool_->Schedule([this, call, then = std::move(then)] {
     if (call->ctx->IsCancelled()) {

@@ -62,7 +62,7 @@ class SummarizerService final : public v1::Summarizer::CallbackService {
                               const v1::SummarizeRequest* request);
   // On the preparation pool: prepares the call's input and picks k, then runs `then`; answers
   // the call itself on cancellation, preparation errors or a full pool.
-  void PrepareThen(std::shared_ptr<Call> call,
+  void PrepareThen(const std::shared_ptr<Call>& call,
                    std::function<void(const std::shared_ptr<Call>&)> then);
   void Finish(Call* call, const absl::Status& status);
 

@@ -18,7 +18,7 @@ int64_t Tokens(const Job& j) { return j.doc != nullptr ? j.doc->num_tokens() : 0
 
 }  // namespace
 
-Scheduler::Scheduler(const SchedulerOptions& options, std::vector<model::Summarizer*> models,
+Scheduler::Scheduler(const SchedulerOptions& options, const std::vector<model::Summarizer*>& models,
                      Clock* clock, SchedulerObserver* observer)
     : options_(options), clock_(clock), observer_(observer) {
   for (model::Summarizer* m : models) workers_.emplace_back([this, m] { WorkerLoop(m); });
@@ -27,8 +27,9 @@ Scheduler::Scheduler(const SchedulerOptions& options, std::vector<model::Summari
 Scheduler::~Scheduler() { Shutdown(absl::ZeroDuration()); }
 
 void Scheduler::Notify() {
-  if (observer_ != nullptr)
+  if (observer_ != nullptr) {
     observer_->OnQueueChanged(static_cast<int>(queue_.size()), queued_cost_);
+  }
   cv_.SignalAll();
 }
 
@@ -38,8 +39,9 @@ absl::Duration Scheduler::PredictedInference(int64_t cost) const {
 
 absl::Duration Scheduler::PredictedWaitLocked(absl::Time now) const {
   absl::Duration running = absl::ZeroDuration();
-  for (const auto& [batch, end] : running_ends_)
+  for (const auto& [batch, end] : running_ends_) {
     running += std::max(end - now, absl::ZeroDuration());
+  }
   const double workers = std::max<size_t>(workers_.size(), 1);
   return (running + absl::Seconds(options_.seconds_per_cost * static_cast<double>(queued_cost_))) /
          workers;

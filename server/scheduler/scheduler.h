@@ -83,8 +83,8 @@ class Scheduler {
  public:
   // One worker thread per model in `models` (not owned; each outlives the scheduler and is
   // used by its worker only). `clock` and `observer` (may be null) are not owned.
-  Scheduler(const SchedulerOptions& options, std::vector<model::Summarizer*> models, Clock* clock,
-            SchedulerObserver* observer);
+  Scheduler(const SchedulerOptions& options, const std::vector<model::Summarizer*>& models,
+            Clock* clock, SchedulerObserver* observer);
   ~Scheduler();  // Shutdown(ZeroDuration()) if not shut down yet
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;

@@ -54,7 +54,7 @@ class SchedulerTest : public ::testing::Test {
       MutexLock lock(&mu_);
       return cancelled_.count(id) > 0;
     };
-    j.done = [this, id](absl::StatusOr<model::DocumentScores> r, const BatchInfo& info) {
+    j.done = [this, id](const absl::StatusOr<model::DocumentScores>& r, const BatchInfo& info) {
       MutexLock lock(&mu_);
       Result& res = results_[id];
       res.status = r.status();
@@ -391,9 +391,11 @@ TEST_F(SchedulerTest, ManyThreadsSubmittingConcurrently) {
   o.max_queue_requests = 10000;
   auto s = Make(o);
   std::vector<Job> jobs;
+  jobs.reserve(400);
   for (int i = 0; i < 400; ++i) jobs.push_back(MakeJob(50 + i % 7));
   std::atomic<int> accepted{0};
   std::vector<std::thread> threads;
+  threads.reserve(4);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       for (int i = t; i < 400; i += 4) accepted += s->Submit(std::move(jobs[i])).ok();

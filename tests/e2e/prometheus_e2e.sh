@@ -61,13 +61,22 @@ prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/data" \
 pids+=($!)
 
 # Known traffic: 4 good summaries, 2 empty documents (INVALID_ARGUMENT).
-for i in 1 2 3 4; do "$client" summarize --server "$api" --max_words 40 "$src/docs/sample.md" >/dev/null; done
+for i in 1 2 3; do "$client" summarize --server "$api" --max_words 40 "$src/docs/sample.md" >/dev/null; done
 printf '' >"$tmp/empty.txt"
-for i in 1 2; do
-  if "$client" summarize --server "$api" "$tmp/empty.txt" 2>/dev/null; then
-    echo "FAIL: an empty document was accepted"; exit 1
-  fi
-done
+if "$client" summarize --server "$api" "$tmp/empty.txt" 2>/dev/null; then
+  echo "FAIL: an empty document was accepted"; exit 1
+fi
+# The CLI with several files: a good one, an empty one (INVALID_ARGUMENT) and one that does
+# not exist (never sent): the summary on stdout, each failure on stderr naming its file, exit 1.
+rc=0
+"$client" summarize --server "$api" --max_words 40 "$src/docs/sample.md" "$tmp/empty.txt" \
+  "$tmp/missing.txt" >"$tmp/cli.out" 2>"$tmp/cli.err" || rc=$?
+[ "$rc" = 1 ] || { echo "FAIL: rpsum with a failing file exited $rc, want 1"; exit 1; }
+grep -q "^== $src/docs/sample.md" "$tmp/cli.out" || { echo "FAIL: no summary on stdout"; cat "$tmp/cli.out"; exit 1; }
+grep -q "^rpsum: $tmp/empty.txt: INVALID_ARGUMENT" "$tmp/cli.err" &&
+  grep -q "^rpsum: $tmp/missing.txt: NOT_FOUND" "$tmp/cli.err" ||
+  { echo "FAIL: the failures are not reported by file"; cat "$tmp/cli.err"; exit 1; }
+! grep -q "^rpsum:" "$tmp/cli.out" || { echo "FAIL: an error went to stdout"; exit 1; }
 
 query() {  # prints the value of an instant query, or nothing
   curl -s --get "http://$prom/api/v1/query" --data-urlencode "query=$1" |
