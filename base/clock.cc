@@ -12,8 +12,8 @@ class RealClock : public Clock {
 }  // namespace
 
 Clock* Clock::Real() {
-  static Clock* const clock = new RealClock();
-  return clock;
+  static Clock* const kClock = new RealClock();
+  return kClock;
 }
 
 FakeClock::FakeClock(absl::Time start) : now_(start) {}

@@ -31,6 +31,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
@@ -114,7 +115,7 @@ std::map<std::string, double> Histogram(const std::string& text, const std::stri
     const size_t space = line.rfind(' ');
     if (space == absl::string_view::npos || !absl::SimpleAtod(line.substr(space + 1), &v)) continue;
     const std::string head(line.substr(0, space));
-    if (head.rfind(name + "_bucket{le=\"", 0) == 0) {
+    if (absl::StartsWith(head, name + "_bucket{le=\"")) {
       out[head.substr(name.size() + 12, head.size() - name.size() - 14)] = v;
     } else if (head == name + "_sum" || head == name + "_count") {
       out[head.substr(name.size() + 1)] = v;
@@ -123,37 +124,175 @@ std::map<std::string, double> Histogram(const std::string& text, const std::stri
   return out;
 }
 
-std::string CodeName(const absl::Status& s) {
-  return s.ok() ? "OK" : std::string(absl::StatusCodeToString(s.code()));
-}
-
-int Run() {
+// The documents of the run: --doc_file, or the corpus's up to --max_doc_words words (--docs).
+absl::StatusOr<std::vector<std::string>> LoadDocuments() {
   std::vector<std::string> docs;
   if (!absl::GetFlag(FLAGS_doc_file).empty()) {
     auto d = model::ReadMaybeGzip(absl::GetFlag(FLAGS_doc_file));
-    if (!d.ok()) return std::fprintf(stderr, "%s\n", d.status().ToString().c_str()), 2;
-    docs.push_back(*d);
-  } else {
-    auto records = model::ReadCorpus(absl::GetFlag(FLAGS_corpus));
-    if (!records.ok()) return std::fprintf(stderr, "%s\n", records.status().ToString().c_str()), 2;
-    for (const auto& r : *records) {
-      const int32_t words = model::CountWords(r.document);
-      if (words > absl::GetFlag(FLAGS_max_doc_words)) continue;
-      docs.push_back(r.document);
-      if (absl::GetFlag(FLAGS_docs) > 0 &&
-          static_cast<int>(docs.size()) >= absl::GetFlag(FLAGS_docs))
-        break;
+    if (!d.ok()) return d.status();
+    docs.push_back(*std::move(d));
+    return docs;
+  }
+  auto records = model::ReadCorpus(absl::GetFlag(FLAGS_corpus));
+  if (!records.ok()) return records.status();
+  const size_t limit = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_docs)));
+  for (const auto& r : *records) {
+    if (model::CountWords(r.document) > absl::GetFlag(FLAGS_max_doc_words)) continue;
+    docs.push_back(r.document);
+    if (limit > 0 && docs.size() >= limit) break;
+  }
+  if (docs.empty()) return absl::NotFoundError("no documents within --max_doc_words");
+  return docs;
+}
+
+// compare mode: each document to both servers; same selection, and the score difference.
+json Compare(client::Client& a_client, client::Client& b_client,
+             const std::vector<std::string>& docs, const client::SummarizeOptions& so) {
+  int same = 0, differ = 0, failed = 0;
+  double max_score_diff = 0;
+  json mismatches = json::array();
+  const int n = std::min<int>(static_cast<int>(docs.size()), absl::GetFlag(FLAGS_requests));
+  for (int i = 0; i < n; ++i) {
+    auto a = a_client.Summarize(docs[i], so);
+    auto b = b_client.Summarize(docs[i], so);
+    if (!a.ok() || !b.ok()) {
+      ++failed;
+      continue;
+    }
+    std::vector<uint32_t> ia, ib;
+    for (const auto& s : a->sentences()) ia.push_back(s.index());
+    for (const auto& s : b->sentences()) ib.push_back(s.index());
+    if (ia != ib) {
+      ++differ;
+      mismatches.push_back({{"doc", i}, {"a", ia}, {"b", ib}});
+      continue;
+    }
+    ++same;
+    for (int j = 0; j < a->sentences_size(); ++j) {
+      max_score_diff = std::max<double>(
+          max_score_diff, std::abs(a->sentences(j).score() - b->sentences(j).score()));
     }
   }
-  if (docs.empty()) return std::fprintf(stderr, "bench-load: no documents\n"), 2;
+  return {{"compared", n},
+          {"same_selection", same},
+          {"different_selection", differ},
+          {"failed", failed},
+          {"max_score_diff_when_same", max_score_diff},
+          {"mismatches", mismatches}};
+}
 
+// Sends the requests of a closed (`threads` clients) or open (--rate) loop, bounded by
+// --requests and --duration_s; one Sample per answered request.
+std::vector<Sample> Drive(client::Client& client, const std::vector<std::string>& docs,
+                          const client::SummarizeOptions& so, bool open, int threads,
+                          double* seconds) {
+  const int max_requests = absl::GetFlag(FLAGS_requests);
+  const absl::Duration max_duration = absl::Seconds(absl::GetFlag(FLAGS_duration_s));
+  const double rate = absl::GetFlag(FLAGS_rate);
+  std::atomic<int> next{0};
+  std::mutex mu;
+  std::vector<Sample> samples;
+  const absl::Time start = absl::Now();
+  auto one = [&](int i, absl::Time scheduled) {
+    const auto r = client.Summarize(docs[static_cast<size_t>(i) % docs.size()], so);
+    Sample s;
+    s.latency_ms = absl::ToDoubleMilliseconds(absl::Now() - scheduled);
+    s.code = absl::StatusCodeToString(r.status().code());
+    if (r.ok()) {
+      s.server_total_ms = static_cast<double>(r->timings().total_us()) / 1e3;
+      s.inference_ms = static_cast<double>(r->timings().inference_us()) / 1e3;
+      s.tokens = r->input_tokens();
+    }
+    std::lock_guard<std::mutex> l(mu);
+    samples.push_back(s);
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(static_cast<size_t>(threads));
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      while (true) {
+        const int i = next.fetch_add(1);
+        if (i >= max_requests) return;
+        absl::Time when = absl::Now();
+        if (open) {
+          when = start + absl::Seconds(static_cast<double>(i) / rate);
+          if (when - start >= max_duration) return;
+          absl::SleepFor(when - absl::Now());
+        } else if (absl::Now() - start >= max_duration) {
+          return;
+        }
+        one(i, when);
+      }
+    });
+  }
+  for (auto& t : pool) t.join();
+  *seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  return samples;
+}
+
+// Throughput, latency percentiles (only where there are enough samples), codes, stage times.
+json Summarize(const std::vector<Sample>& samples, double seconds) {
+  std::vector<double> lat, server, model, overhead;
+  std::map<std::string, int> codes;
+  int64_t tokens = 0;
+  int ok = 0;
+  for (const Sample& s : samples) {
+    ++codes[s.code];
+    if (s.code != "OK") continue;
+    ++ok;
+    lat.push_back(s.latency_ms);
+    server.push_back(s.server_total_ms);
+    model.push_back(s.inference_ms);
+    overhead.push_back(s.latency_ms - s.inference_ms);
+    tokens += s.tokens;
+  }
+  // A percentile needs samples past it to differ from the maximum: p90 from 20 samples, p99
+  // from 200; with fewer it is null (reported as "-"), never a maximum under another name.
+  auto at_least = [&](double p, size_t n) -> json {
+    return lat.size() >= n ? json(Percentile(lat, p)) : json(nullptr);
+  };
+  return {{"requests", samples.size()},
+          {"ok", ok},
+          {"codes", codes},
+          {"seconds", seconds},
+          {"docs_per_s", ok / seconds},
+          {"tokens_per_s", static_cast<double>(tokens) / seconds},
+          {"latency_ms",
+           {{"p50", Percentile(lat, 50)},
+            {"p90", at_least(90, 20)},
+            {"p99", at_least(99, 200)},
+            {"max", Percentile(lat, 100)}}},
+          {"server_total_ms_p50", Percentile(server, 50)},
+          {"model_ms_p50", Percentile(model, 50)},
+          {"latency_minus_model_ms_p50", Percentile(overhead, 50)}};
+}
+
+// The run's batch sizes: the server's rpsum_batch_size histogram after minus before.
+json BatchSizes(const std::string& before, const std::string& after) {
+  const auto b = Histogram(before, "rpsum_batch_size");
+  const auto a = Histogram(after, "rpsum_batch_size");
+  json dist = json::object();
+  for (const auto& [le, v] : a) {
+    const auto it = b.find(le);
+    dist[le] = v - (it == b.end() ? 0 : it->second);
+  }
+  return dist;
+}
+
+int Fail(const absl::Status& s) {
+  std::fprintf(stderr, "bench-load: %s\n", s.ToString().c_str());
+  return 2;
+}
+
+int Run() {
+  auto docs = LoadDocuments();
+  if (!docs.ok()) return Fail(docs.status());
   client::ClientOptions co;
   co.target = absl::GetFlag(FLAGS_target);
   co.max_attempts = 1;  // count every refusal; no retries
   co.deadline = absl::Seconds(absl::GetFlag(FLAGS_deadline_s));
-  auto cl = client::Client::Create(co);
-  if (!cl.ok()) return std::fprintf(stderr, "%s\n", cl.status().ToString().c_str()), 2;
-  client::Client& client = **cl;
+  auto client = client::Client::Create(co);
+  if (!client.ok()) return Fail(client.status());
   client::SummarizeOptions so;
   so.max_words = static_cast<uint32_t>(absl::GetFlag(FLAGS_max_words));
   const std::string mode = absl::GetFlag(FLAGS_mode);
@@ -162,135 +301,29 @@ int Run() {
   out["label"] = absl::GetFlag(FLAGS_label);
   out["mode"] = mode;
   out["target"] = co.target;
-  out["documents"] = docs.size();
-
+  out["documents"] = docs->size();
   if (mode == "compare") {
     client::ClientOptions o2 = co;
     o2.target = absl::GetFlag(FLAGS_compare_target);
     auto other = client::Client::Create(o2);
-    if (!other.ok()) return std::fprintf(stderr, "%s\n", other.status().ToString().c_str()), 2;
-    int same = 0, differ = 0, failed = 0;
-    double max_score_diff = 0;
-    json mismatches = json::array();
-    const int n = std::min<int>(static_cast<int>(docs.size()), absl::GetFlag(FLAGS_requests));
-    for (int i = 0; i < n; ++i) {
-      auto a = client.Summarize(docs[i], so);
-      auto b = (*other)->Summarize(docs[i], so);
-      if (!a.ok() || !b.ok()) {
-        ++failed;
-        continue;
-      }
-      std::vector<uint32_t> ia, ib;
-      for (const auto& s : a->sentences()) ia.push_back(s.index());
-      for (const auto& s : b->sentences()) ib.push_back(s.index());
-      if (ia == ib) {
-        ++same;
-        for (int j = 0; j < a->sentences_size(); ++j) {
-          max_score_diff = std::max<double>(
-              max_score_diff, std::abs(a->sentences(j).score() - b->sentences(j).score()));
-        }
-      } else {
-        ++differ;
-        mismatches.push_back({{"doc", i}, {"a", ia}, {"b", ib}});
-      }
-    }
-    out["compared"] = n;
-    out["same_selection"] = same;
-    out["different_selection"] = differ;
-    out["failed"] = failed;
-    out["max_score_diff_when_same"] = max_score_diff;
-    out["mismatches"] = mismatches;
+    if (!other.ok()) return Fail(other.status());
+    out.update(Compare(**client, **other, *docs, so));
   } else {
     for (int i = 0; i < absl::GetFlag(FLAGS_warmup); ++i) {
-      (void)client.Summarize(docs[static_cast<size_t>(i) % docs.size()], so);
+      (void)(*client)->Summarize((*docs)[static_cast<size_t>(i) % docs->size()], so);
     }
-    const std::string before =
-        absl::GetFlag(FLAGS_metrics).empty() ? "" : Scrape(absl::GetFlag(FLAGS_metrics));
-    const int max_requests = absl::GetFlag(FLAGS_requests);
-    const absl::Duration max_duration = absl::Seconds(absl::GetFlag(FLAGS_duration_s));
-    std::atomic<int> next{0};
-    std::mutex mu;
-    std::vector<Sample> samples;
-    const absl::Time start = absl::Now();
+    const std::string metrics = absl::GetFlag(FLAGS_metrics);
+    const std::string before = metrics.empty() ? "" : Scrape(metrics);
     const bool open = mode == "open";
-    const double rate = absl::GetFlag(FLAGS_rate);
-    auto one = [&](int i, absl::Time scheduled) {
-      const auto r = client.Summarize(docs[static_cast<size_t>(i) % docs.size()], so);
-      Sample s;
-      s.latency_ms = absl::ToDoubleMilliseconds(absl::Now() - scheduled);
-      s.code = CodeName(r.status());
-      if (r.ok()) {
-        s.server_total_ms = static_cast<double>(r->timings().total_us()) / 1e3;
-        s.inference_ms = static_cast<double>(r->timings().inference_us()) / 1e3;
-        s.tokens = r->input_tokens();
-      }
-      std::lock_guard<std::mutex> l(mu);
-      samples.push_back(s);
-    };
     const int threads =
         open ? absl::GetFlag(FLAGS_max_inflight) : std::max(1, absl::GetFlag(FLAGS_concurrency));
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) {
-      pool.emplace_back([&] {
-        while (true) {
-          const int i = next.fetch_add(1);
-          if (i >= max_requests) return;
-          absl::Time when = absl::Now();
-          if (open) {
-            when = start + absl::Seconds(static_cast<double>(i) / rate);
-            if (when - start >= max_duration) return;
-            absl::SleepFor(when - absl::Now());
-          } else if (absl::Now() - start >= max_duration) {
-            return;
-          }
-          one(i, when);
-        }
-      });
-    }
-    for (auto& t : pool) t.join();
-    const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
-    std::vector<double> lat, server, model, overhead;
-    std::map<std::string, int> codes;
-    int64_t tokens = 0;
-    int ok = 0;
-    for (const Sample& s : samples) {
-      ++codes[s.code];
-      if (s.code != "OK") continue;
-      ++ok;
-      lat.push_back(s.latency_ms);
-      server.push_back(s.server_total_ms);
-      model.push_back(s.inference_ms);
-      overhead.push_back(s.latency_ms - s.inference_ms);
-      tokens += s.tokens;
-    }
+    double seconds = 0;
+    const std::vector<Sample> samples = Drive(**client, *docs, so, open, threads, &seconds);
     out["concurrency"] = open ? 0 : threads;
-    out["rate"] = open ? rate : 0;
-    out["requests"] = samples.size();
-    out["ok"] = ok;
-    out["codes"] = codes;
-    out["seconds"] = seconds;
-    out["docs_per_s"] = ok / seconds;
-    out["tokens_per_s"] = static_cast<double>(tokens) / seconds;
-    // A percentile needs samples past it to differ from the maximum: p90 from 20 samples, p99
-    // from 200; with fewer it is null (reported as "-"), never a maximum under another name.
-    auto at_least = [&](double p, size_t n) -> nlohmann::json {
-      return lat.size() >= n ? nlohmann::json(Percentile(lat, p)) : nlohmann::json(nullptr);
-    };
-    out["latency_ms"] = {{"p50", Percentile(lat, 50)},
-                         {"p90", at_least(90, 20)},
-                         {"p99", at_least(99, 200)},
-                         {"max", Percentile(lat, 100)}};
-    out["server_total_ms_p50"] = Percentile(server, 50);
-    out["model_ms_p50"] = Percentile(model, 50);
-    out["latency_minus_model_ms_p50"] = Percentile(overhead, 50);
+    out["rate"] = open ? absl::GetFlag(FLAGS_rate) : 0;
+    out.update(Summarize(samples, seconds));
     if (!before.empty()) {
-      const auto b = Histogram(before, "rpsum_batch_size");
-      const auto a = Histogram(Scrape(absl::GetFlag(FLAGS_metrics)), "rpsum_batch_size");
-      json dist = json::object();
-      for (const auto& [le, v] : a) {
-        const auto it = b.find(le);
-        dist[le] = v - (it == b.end() ? 0 : it->second);
-      }
+      const json dist = BatchSizes(before, Scrape(metrics));
       out["batch_size"] = dist;
       const double count = dist.value("count", 0.0);
       out["batch_size_mean"] = count > 0 ? dist.value("sum", 0.0) / count : 0.0;
@@ -310,5 +343,10 @@ int Run() {
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
-  return rpsum::bench::Run();
+  try {
+    return rpsum::bench::Run();
+  } catch (const std::exception& e) {  // nlohmann::json or the standard library
+    std::fprintf(stderr, "bench-load: %s\n", e.what());
+    return 2;
+  }
 }

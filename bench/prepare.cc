@@ -26,9 +26,9 @@ int main(int argc, char** argv) {
   std::stringstream s;
   s << in.rdbuf();
   const std::string base = s.str();
-  const long target = argc > 3 ? std::atol(argv[3]) : 10000;
+  const int64_t target = argc > 3 ? std::atol(argv[3]) : 10000;
   std::string doc;
-  long words = 0;
+  int64_t words = 0;
   while (words < target) {
     doc += base + "\n";
     words = 0;

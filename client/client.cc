@@ -141,7 +141,7 @@ absl::Status Client::Health(const std::string& service) {
   grpc::health::v1::HealthCheckRequest req;
   req.set_service(service);
   grpc::health::v1::HealthCheckResponse resp;
-  const absl::Status s = FromGrpcStatus(stub->Check(&ctx, req, &resp));
+  absl::Status s = FromGrpcStatus(stub->Check(&ctx, req, &resp));
   if (!s.ok()) return s;
   if (resp.status() != grpc::health::v1::HealthCheckResponse::SERVING) {
     return absl::UnavailableError(absl::StrCat(

@@ -186,65 +186,156 @@ std::vector<Unit> SplitUnits(std::string_view doc) {
   return units;
 }
 
+std::vector<std::string> AsciiWords(std::string_view text) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char ch : text) {
+    char c = ch;
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+      cur.push_back(c);
+    } else if (!cur.empty()) {
+      out.push_back(std::move(cur));
+      cur.clear();
+    }
+  }
+  if (!cur.empty()) out.push_back(std::move(cur));
+  return out;
+}
+
 std::string_view PreparedDocument::UnitText(const DocumentInput& in, int32_t unit) const {
   const Unit& u = units[unit];
   const std::string_view src = in.presplit ? in.sentences[u.input_index] : in.document;
   return src.substr(u.begin, u.end - u.begin);
 }
 
+namespace {
+
+// INVALID_ARGUMENT unless `text` is UTF-8 without NUL bytes; the message names the field and
+// the offset of the first bad byte.
+absl::Status CheckText(std::string_view text, absl::string_view name) {
+  const int64_t bad = FirstInvalidUtf8(text);
+  if (bad >= 0) {
+    return Invalid(absl::StrCat(name, " is not valid UTF-8: first invalid byte 0x",
+                                absl::Hex(static_cast<unsigned char>(text[bad]), absl::kZeroPad2),
+                                " at byte offset ", bad));
+  }
+  const void* nul = text.empty() ? nullptr : std::memchr(text.data(), '\0', text.size());
+  if (nul != nullptr) {
+    return Invalid(absl::StrCat(name, " contains a NUL byte at byte offset ",
+                                static_cast<const char*>(nul) - text.data()));
+  }
+  return absl::OkStatus();
+}
+
+// The units of sentences the caller split: one per sentence, each validated.
+absl::StatusOr<std::vector<Unit>> PresplitUnits(const std::vector<std::string_view>& sentences,
+                                                const PrepareOptions& opt) {
+  if (sentences.empty()) return Invalid("sentences is empty: send at least one sentence");
+  uint64_t total = 0;
+  for (const std::string_view s : sentences) total += s.size();
+  if (total > opt.max_document_bytes) {
+    return Invalid(absl::StrCat("sentences total ", total, " bytes; the limit is ",
+                                opt.max_document_bytes, " (max_document_bytes)"));
+  }
+  std::vector<Unit> units;
+  units.reserve(sentences.size());
+  for (size_t i = 0; i < sentences.size(); ++i) {
+    const std::string_view s = sentences[i];
+    const std::string name = absl::StrCat("sentences[", i, "]");
+    if (absl::Status st = CheckText(s, name); !st.ok()) return st;
+    uint64_t b = 0, e = s.size();
+    Trim(s, &b, &e);
+    if (b == e) return Invalid(absl::StrCat(name, " is empty or only whitespace"));
+    Unit u{b, e, UnitKind::kSentence};
+    u.input_index = static_cast<int32_t>(i);
+    u.paragraph_start = i == 0;
+    u.words = CountWords(s.substr(b, e - b));
+    u.is_short = u.words < 4;
+    units.push_back(u);
+  }
+  return units;
+}
+
+// The units of a whole document (SplitUnits), after validating it.
+absl::StatusOr<std::vector<Unit>> DocumentUnits(std::string_view document,
+                                                const PrepareOptions& opt) {
+  if (document.size() > opt.max_document_bytes) {
+    return Invalid(absl::StrCat("document is ", document.size(), " bytes; the limit is ",
+                                opt.max_document_bytes, " (max_document_bytes)"));
+  }
+  if (document.empty()) return Invalid("document is empty");
+  if (absl::Status s = CheckText(document, "document"); !s.ok()) return s;
+  std::vector<Unit> units = SplitUnits(document);
+  if (units.empty()) return Invalid("document is empty: it holds only whitespace");
+  return units;
+}
+
+// Which units the model sees (1) under the token and unit limits: all of them when they fit,
+// else the truncation policy's head (and tail); INVALID_ARGUMENT under kReject or when not even
+// the first unit fits. `cost` is each unit's tokens, marker included.
+absl::StatusOr<std::vector<char>> ChooseKept(const std::vector<int64_t>& cost, int64_t tokens,
+                                             const PrepareOptions& opt) {
+  const int64_t n = static_cast<int64_t>(cost.size());
+  const bool over_tokens = tokens > opt.max_input_tokens;
+  const bool over_units = n > opt.max_sentences;
+  if (!over_tokens && !over_units) return std::vector<char>(n, 1);
+  if (opt.truncation == TruncationPolicy::kReject) {
+    if (over_tokens) {
+      return Invalid(absl::StrCat("input is ", tokens, " tokens after preparation; the limit is ",
+                                  opt.max_input_tokens,
+                                  " (max_input_tokens): send less, or allow truncation"));
+    }
+    return Invalid(absl::StrCat("input has ", n, " sentences; the limit is ", opt.max_sentences,
+                                " (max_sentences): send less, or allow truncation"));
+  }
+  std::vector<char> keep(n, 0);
+  const bool tail = opt.truncation == TruncationPolicy::kHeadAndTail;
+  const int64_t head_tokens = tail ? opt.max_input_tokens * 2 / 3 : opt.max_input_tokens;
+  const int64_t head_units = tail ? opt.max_sentences * 2 / 3 : opt.max_sentences;
+  int64_t used = 0, count = 0, i = 0;
+  for (; i < n && used + cost[i] <= head_tokens && count < head_units; ++i) {
+    keep[i] = 1;
+    used += cost[i];
+    ++count;
+  }
+  if (tail) {
+    for (int64_t j = n - 1;
+         j >= i && used + cost[j] <= opt.max_input_tokens && count < opt.max_sentences; --j) {
+      keep[j] = 1;
+      used += cost[j];
+      ++count;
+    }
+  }
+  if (count == 0) {
+    return Invalid(absl::StrCat("the first sentence alone exceeds max_input_tokens (",
+                                opt.max_input_tokens, ")"));
+  }
+  return keep;
+}
+
+// The share of a unit's words that are title words (0 without a title).
+float TitleOverlap(std::string_view text, const std::set<std::string>& title_words) {
+  if (title_words.empty()) return 0.f;
+  const std::vector<std::string> words = AsciiWords(text);
+  int hits = 0;
+  for (const std::string& w : words) hits += title_words.count(w) > 0;
+  return words.empty() ? 0.f : static_cast<float>(hits) / static_cast<float>(words.size());
+}
+
+}  // namespace
+
 absl::StatusOr<PreparedDocument> Prepare(const DocumentInput& in, const Tokenizer& tokenizer,
                                          const PrepareOptions& opt) {
-  PreparedDocument out;
-  auto check_text = [&](std::string_view text, absl::string_view name) -> absl::Status {
-    const int64_t bad = FirstInvalidUtf8(text);
-    if (bad >= 0) {
-      return Invalid(absl::StrCat(name, " is not valid UTF-8: first invalid byte 0x",
-                                  absl::Hex(static_cast<unsigned char>(text[bad]), absl::kZeroPad2),
-                                  " at byte offset ", bad));
-    }
-    const void* nul = text.empty() ? nullptr : std::memchr(text.data(), '\0', text.size());
-    if (nul != nullptr) {
-      return Invalid(absl::StrCat(name, " contains a NUL byte at byte offset ",
-                                  static_cast<const char*>(nul) - text.data()));
-    }
-    return absl::OkStatus();
-  };
   if (in.title.size() > 1024) {
     return Invalid(absl::StrCat("title is ", in.title.size(), " bytes; the limit is 1024"));
   }
-  if (absl::Status s = check_text(in.title, "title"); !s.ok()) return s;
-
-  if (in.presplit) {
-    if (in.sentences.empty()) return Invalid("sentences is empty: send at least one sentence");
-    uint64_t total = 0;
-    for (size_t i = 0; i < in.sentences.size(); ++i) total += in.sentences[i].size();
-    if (total > opt.max_document_bytes) {
-      return Invalid(absl::StrCat("sentences total ", total, " bytes; the limit is ",
-                                  opt.max_document_bytes, " (max_document_bytes)"));
-    }
-    for (size_t i = 0; i < in.sentences.size(); ++i) {
-      const std::string_view s = in.sentences[i];
-      const std::string name = absl::StrCat("sentences[", i, "]");
-      if (absl::Status st = check_text(s, name); !st.ok()) return st;
-      uint64_t b = 0, e = s.size();
-      Trim(s, &b, &e);
-      if (b == e) return Invalid(absl::StrCat(name, " is empty or only whitespace"));
-      Unit u{b, e, UnitKind::kSentence};
-      u.input_index = static_cast<int32_t>(i);
-      u.paragraph_start = i == 0;
-      u.words = CountWords(s.substr(b, e - b));
-      u.is_short = u.words < 4;
-      out.units.push_back(u);
-    }
-  } else {
-    if (in.document.size() > opt.max_document_bytes) {
-      return Invalid(absl::StrCat("document is ", in.document.size(), " bytes; the limit is ",
-                                  opt.max_document_bytes, " (max_document_bytes)"));
-    }
-    if (in.document.empty()) return Invalid("document is empty");
-    if (absl::Status s = check_text(in.document, "document"); !s.ok()) return s;
-    out.units = SplitUnits(in.document);
-    if (out.units.empty()) return Invalid("document is empty: it holds only whitespace");
+  if (absl::Status s = CheckText(in.title, "title"); !s.ok()) return s;
+  PreparedDocument out;
+  {
+    auto units = in.presplit ? PresplitUnits(in.sentences, opt) : DocumentUnits(in.document, opt);
+    if (!units.ok()) return units.status();
+    out.units = *std::move(units);
   }
 
   // Tokenize every unit; a unit costs its marker plus at most max_tokens_per_sentence pieces.
@@ -263,88 +354,27 @@ absl::StatusOr<PreparedDocument> Prepare(const DocumentInput& in, const Tokenize
     out.untruncated_tokens += cost[i];
     out.total_words += out.units[i].words;
   }
+  auto keep = ChooseKept(cost, out.untruncated_tokens, opt);
+  if (!keep.ok()) return keep.status();
+  out.truncated = std::count(keep->begin(), keep->end(), 1) < n;
 
-  const bool over_tokens = out.untruncated_tokens > opt.max_input_tokens;
-  const bool over_units = n > opt.max_sentences;
-  if ((over_tokens || over_units) && opt.truncation == TruncationPolicy::kReject) {
-    if (over_tokens) {
-      return Invalid(absl::StrCat("input is ", out.untruncated_tokens,
-                                  " tokens after preparation; the limit is ", opt.max_input_tokens,
-                                  " (max_input_tokens): send less, or allow truncation"));
-    }
-    return Invalid(absl::StrCat("input has ", n, " sentences; the limit is ", opt.max_sentences,
-                                " (max_sentences): send less, or allow truncation"));
-  }
-  std::vector<char> keep(n, 1);
-  if (over_tokens || over_units) {
-    std::fill(keep.begin(), keep.end(), 0);
-    out.truncated = true;
-    const bool tail = opt.truncation == TruncationPolicy::kHeadAndTail;
-    const int64_t head_tokens = tail ? opt.max_input_tokens * 2 / 3 : opt.max_input_tokens;
-    const int64_t head_units = tail ? opt.max_sentences * 2 / 3 : opt.max_sentences;
-    int64_t used = 0, count = 0, i = 0;
-    for (; i < n && used + cost[i] <= head_tokens && count < head_units; ++i) {
-      keep[i] = 1;
-      used += cost[i];
-      ++count;
-    }
-    if (tail) {
-      for (int64_t j = n - 1;
-           j >= i && used + cost[j] <= opt.max_input_tokens && count < opt.max_sentences; --j) {
-        keep[j] = 1;
-        used += cost[j];
-        ++count;
-      }
-    }
-    if (count == 0) {
-      return Invalid(absl::StrCat("the first sentence alone exceeds max_input_tokens (",
-                                  opt.max_input_tokens, ")"));
-    }
-  }
-
-  // Title words for the overlap feature.
-  std::set<std::string> title_words;
-  {
-    std::string lower = absl::AsciiStrToLower(std::string(in.title));
-    size_t p = 0;
-    while (p < lower.size()) {
-      while (p < lower.size() && !std::isalnum(static_cast<unsigned char>(lower[p]))) ++p;
-      size_t q = p;
-      while (q < lower.size() && std::isalnum(static_cast<unsigned char>(lower[q]))) ++q;
-      if (q > p) title_words.insert(lower.substr(p, q - p));
-      p = q;
-    }
-  }
+  // The model input of each kept unit: its marker, its pieces, its features (kNumFeatures).
+  const std::vector<std::string> title = AsciiWords(in.title);
+  const std::set<std::string> title_words(title.begin(), title.end());
   for (int64_t i = 0; i < n; ++i) {
-    if (!keep[i]) continue;
+    if (!(*keep)[i]) continue;
     const Unit& u = out.units[i];
     out.kept.push_back(static_cast<int32_t>(i));
     out.unit_pos.push_back(static_cast<int32_t>(out.tokens.size()));
     out.tokens.push_back(tokenizer.marker_id());
     out.tokens.insert(out.tokens.end(), pieces[i].begin(), pieces[i].end());
-    float overlap = 0;
-    if (!title_words.empty()) {
-      const std::string text = absl::AsciiStrToLower(std::string(out.UnitText(in, i)));
-      int hits = 0, total = 0;
-      size_t p = 0;
-      while (p < text.size()) {
-        while (p < text.size() && !std::isalnum(static_cast<unsigned char>(text[p]))) ++p;
-        size_t q = p;
-        while (q < text.size() && std::isalnum(static_cast<unsigned char>(text[q]))) ++q;
-        if (q > p) {
-          ++total;
-          hits += title_words.count(text.substr(p, q - p)) > 0;
-        }
-        p = q;
-      }
-      overlap = total > 0 ? static_cast<float>(hits) / static_cast<float>(total) : 0.f;
-    }
-    const float f[kNumFeatures] = {static_cast<float>(i) / static_cast<float>(n),
-                                   u.kind == UnitKind::kHeading ? 1.f : 0.f,
-                                   u.kind == UnitKind::kListItem ? 1.f : 0.f,
-                                   u.is_short ? 1.f : 0.f,
-                                   overlap,
-                                   u.paragraph_start ? 1.f : 0.f};
+    const float f[kNumFeatures] = {
+        static_cast<float>(i) / static_cast<float>(n),
+        u.kind == UnitKind::kHeading ? 1.f : 0.f,
+        u.kind == UnitKind::kListItem ? 1.f : 0.f,
+        u.is_short ? 1.f : 0.f,
+        TitleOverlap(out.UnitText(in, static_cast<int32_t>(i)), title_words),
+        u.paragraph_start ? 1.f : 0.f};
     out.features.insert(out.features.end(), f, f + kNumFeatures);
   }
   return out;

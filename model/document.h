@@ -30,6 +30,11 @@ struct Unit {
 // Whitespace-separated words (space, tab, CR, LF, VT, FF), the corpus README's count.
 int32_t CountWords(std::string_view text);
 
+// rouge-score's tokenizer without stemming: lowercase runs of [a-z0-9], every other byte
+// (non-ASCII included) separates. Title overlap's and trigram
+// blocking's words, and ROUGE's before stemming.
+std::vector<std::string> AsciiWords(std::string_view text);
+
 // Returns the byte offset of the first byte that is not part of valid UTF-8 (overlong forms,
 // surrogates and code points above U+10FFFF are invalid), or -1 if `text` is valid.
 int64_t FirstInvalidUtf8(std::string_view text);

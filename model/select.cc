@@ -11,23 +11,6 @@
 
 namespace rpsum::model {
 
-std::vector<std::string> AsciiWords(std::string_view text) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char ch : text) {
-    char c = ch;
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
-      cur.push_back(c);
-    } else if (!cur.empty()) {
-      out.push_back(std::move(cur));
-      cur.clear();
-    }
-  }
-  if (!cur.empty()) out.push_back(std::move(cur));
-  return out;
-}
-
 namespace {
 
 using Trigram = std::tuple<std::string, std::string, std::string>;

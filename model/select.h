@@ -12,10 +12,6 @@
 
 namespace rpsum::model {
 
-// rouge-score's tokenizer without stemming: lowercase runs of [a-z0-9], every other byte
-// (non-ASCII included) separates. Trigram blocking's words, and ROUGE's before stemming.
-std::vector<std::string> AsciiWords(std::string_view text);
-
 struct Budget {
   enum class Kind { kWords, kSentences, kRatio };
   Kind kind = Kind::kWords;

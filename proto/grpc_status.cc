@@ -1,7 +1,6 @@
 #include "proto/grpc_status.h"
 
 #include <string>
-#include <utility>
 
 namespace rpsum {
 
@@ -11,8 +10,8 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
   // Codes outside gRPC's canonical range (0..16) cannot cross the wire as themselves.
   const grpc::StatusCode grpc_code =
       code >= 1 && code <= 16 ? static_cast<grpc::StatusCode>(code) : grpc::StatusCode::UNKNOWN;
-  std::string message(status.message());
-  return {grpc_code, std::move(message)};
+  const std::string message(status.message());
+  return {grpc_code, message};
 }
 
 absl::Status FromGrpcStatus(const grpc::Status& status) {

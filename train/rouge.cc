@@ -5,7 +5,7 @@
 #include <set>
 #include <utility>
 
-#include "model/select.h"
+#include "model/document.h"
 
 namespace rpsum::model {
 namespace {

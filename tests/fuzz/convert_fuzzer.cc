@@ -16,6 +16,7 @@
 #include "server/convert.h"
 #include "testing/byte_tokenizer.h"
 
+namespace rpsum {
 namespace {
 
 [[noreturn]] void Fail(const char* what) {
@@ -24,19 +25,16 @@ namespace {
   (void)what;
 }
 
-}  // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using namespace rpsum;
-  static const fuzz::ByteTokenizer tokenizer;
-  static const model::ModelConfig config = [] {
+int FuzzOne(const uint8_t* data, size_t size) {
+  static const fuzz::ByteTokenizer kTokenizer;
+  static const model::ModelConfig kConfig = [] {
     model::ModelConfig c;
     c.architecture.max_clip_distance = 64;
     return c;
   }();
   v1::SummarizeRequest request;
   if (!request.ParseFromArray(data, static_cast<int>(size))) return 0;
-  auto plan = server::PlanRequest(request, config);
+  auto plan = server::PlanRequest(request, kConfig);
   if (!plan.ok()) {
     if (plan.status().code() != absl::StatusCode::kInvalidArgument) Fail("status code");
     if (plan.status().message().empty()) Fail("empty message");
@@ -47,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   po.max_input_tokens = 4096;
   po.max_sentences = 256;
   po.truncation = plan->truncation;
-  auto doc = model::Prepare(plan->input, tokenizer, po);
+  auto doc = model::Prepare(plan->input, kTokenizer, po);
   if (!doc.ok()) return 0;
   model::DocumentScores scores;
   scores.scores.resize(doc->kept.size());
@@ -71,7 +69,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   v1::EstimateResponse estimate;
-  server::FillEstimate(*doc, config, 4, &estimate);
+  server::FillEstimate(*doc, kConfig, 4, &estimate);
   if (estimate.input_tokens() != doc->tokens.size()) Fail("estimate tokens");
   return 0;
+}
+
+}  // namespace
+}  // namespace rpsum
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  return rpsum::FuzzOne(data, size);
 }
