@@ -131,6 +131,125 @@ double WarmUp(model::Summarizer* m) {
   return cost > 0 ? seconds / static_cast<double>(cost) : 0;
 }
 
+int Fail(const absl::Status& s, int code) {
+  std::fprintf(stderr, "rpsum-server: %s\n", s.ToString().c_str());
+  return code;
+}
+
+// The bearer token of --auth_token_file ("" without one).
+absl::StatusOr<std::string> ReadToken() {
+  if (absl::GetFlag(FLAGS_auth_token_file).empty()) return std::string();
+  auto t = ReadFile(absl::GetFlag(FLAGS_auth_token_file));
+  if (!t.ok()) return t.status();
+  std::string token(absl::StripAsciiWhitespace(*t));
+  if (token.empty()) return absl::InvalidArgumentError("the token file is empty");
+  return token;
+}
+
+// Probes (Kubernetes, the Dockerfile's HEALTHCHECK) must not restart a pod because it drains
+// or loads, so readiness is set per service name and never through the overall
+// SetServingStatus(bool), which would also turn "liveness" off.
+void SetReady(grpc::Server* s, bool ready) {
+  if (s == nullptr) return;
+  for (const char* name : {"", "rpsum.v1.Summarizer"}) {
+    s->GetHealthCheckService()->SetServingStatus(name, ready);
+  }
+}
+
+// The health port (nullptr without --health_listen): "liveness" SERVING for as long as the
+// process answers (loading, serving, draining); readiness NOT_SERVING until SetReady.
+absl::StatusOr<std::unique_ptr<grpc::Server>> StartHealthServer() {
+  if (absl::GetFlag(FLAGS_health_listen).empty()) return nullptr;
+  grpc::ServerBuilder hb;
+  hb.AddListeningPort(absl::GetFlag(FLAGS_health_listen), grpc::InsecureServerCredentials());
+  // No SO_REUSEPORT: a port another process holds is an error here, not a shared port whose
+  // connections the kernel splits between two servers.
+  hb.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  std::unique_ptr<grpc::Server> server = hb.BuildAndStart();
+  if (!server) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_health_listen)));
+  }
+  server->GetHealthCheckService()->SetServingStatus(std::string(kLiveness), true);
+  SetReady(server.get(), false);
+  return server;
+}
+
+// One model per worker (--workers), each with --threads intra-op threads.
+absl::StatusOr<std::vector<std::unique_ptr<model::Summarizer>>> LoadModels() {
+  std::vector<std::unique_ptr<model::Summarizer>> models;
+  for (int i = 0; i < std::max(1, absl::GetFlag(FLAGS_workers)); ++i) {
+    auto m = model::LoadTorchSummarizer(absl::GetFlag(FLAGS_model_dir), absl::GetFlag(FLAGS_device),
+                                        absl::GetFlag(FLAGS_threads));
+    if (!m.ok()) return m.status();
+    models.push_back(*std::move(m));
+  }
+  return models;
+}
+
+SchedulerOptions SchedulerOptionsFromFlags(bool on_cpu, double seconds_per_cost) {
+  SchedulerOptions so;
+  // Measured (docs/benchmarks.md): on CPU a batch of mixed-length documents runs slower than
+  // its requests one after another (padding, and the 5 ms batching wait on short requests),
+  // so batching is on by default only on an accelerator.
+  so.max_batch_size = absl::GetFlag(FLAGS_max_batch_size) > 0 ? absl::GetFlag(FLAGS_max_batch_size)
+                                                              : (on_cpu ? 1 : 8);
+  so.max_queue_delay = absl::Milliseconds(absl::GetFlag(FLAGS_max_queue_delay_ms));
+  so.max_queue_requests = absl::GetFlag(FLAGS_max_queue_requests);
+  so.max_queue_cost = absl::GetFlag(FLAGS_max_queue_cost);
+  so.max_queue_wait = absl::Milliseconds(absl::GetFlag(FLAGS_max_queue_wait_ms));
+  so.max_batch_cost = absl::GetFlag(FLAGS_max_batch_cost);
+  so.seconds_per_cost = seconds_per_cost;
+  return so;
+}
+
+ServiceOptions ServiceOptionsFromFlags(const std::string& token) {
+  ServiceOptions opts;
+  opts.max_document_bytes = absl::GetFlag(FLAGS_max_document_bytes);
+  opts.max_input_tokens = absl::GetFlag(FLAGS_max_input_tokens);
+  opts.max_sentences = absl::GetFlag(FLAGS_max_sentences);
+  opts.auth_token = token;
+  opts.server_version = kVersion;
+  return opts;
+}
+
+// The API port, TLS per the flags (*tls says which), ready when it returns.
+absl::StatusOr<std::unique_ptr<grpc::Server>> StartApiServer(SummarizerService* service,
+                                                             uint64_t max_document_bytes,
+                                                             bool* tls) {
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(absl::GetFlag(FLAGS_listen), Credentials(tls), &port);
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);  // see StartHealthServer
+  builder.RegisterService(service);
+  // Oversized messages get RESOURCE_EXHAUSTED from gRPC itself, before any parsing.
+  builder.SetMaxReceiveMessageSize(
+      static_cast<int>(std::min<uint64_t>(max_document_bytes + (1U << 20), INT32_MAX)));
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || port == 0) {
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", absl::GetFlag(FLAGS_listen)));
+  }
+  SetReady(server.get(), true);
+  return server;
+}
+
+// After SIGTERM/SIGINT: not ready, no new requests, queued work runs while --drain_timeout_s
+// lasts, then both servers stop.
+void Drain(SummarizerService& service, Scheduler& scheduler, Metrics& metrics, grpc::Server* server,
+           grpc::Server* health_server) {
+  const absl::Time drain_end = absl::Now() + absl::Seconds(absl::GetFlag(FLAGS_drain_timeout_s));
+  metrics.SetDraining(true);
+  SetReady(server, false);
+  SetReady(health_server, false);
+  service.StartDraining();
+  scheduler.Shutdown(drain_end - absl::Now());  // queued work runs while time remains
+  while (service.in_flight() > 0 && absl::Now() < drain_end) absl::SleepFor(absl::Milliseconds(10));
+  server->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(1)));
+  if (health_server != nullptr) {
+    health_server->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(1)));
+  }
+}
+
 int Main() {
   // Signals go to the waiting main thread only: block them before any thread starts.
   sigset_t signals;
@@ -139,152 +258,66 @@ int Main() {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  std::string token;
-  if (!absl::GetFlag(FLAGS_auth_token_file).empty()) {
-    auto t = ReadFile(absl::GetFlag(FLAGS_auth_token_file));
-    if (!t.ok()) {
-      std::fprintf(stderr, "rpsum-server: %s\n", t.status().ToString().c_str());
-      return 2;
-    }
-    token = std::string(absl::StripAsciiWhitespace(*t));
-    if (token.empty()) {
-      std::fprintf(stderr, "rpsum-server: the token file is empty\n");
-      return 2;
-    }
-  }
-
+  auto token = ReadToken();
+  if (!token.ok()) return Fail(token.status(), 2);
   // Health first, so probes see NOT_SERVING while the model loads.
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  std::unique_ptr<grpc::Server> health_server;
-  if (!absl::GetFlag(FLAGS_health_listen).empty()) {
-    grpc::ServerBuilder hb;
-    hb.AddListeningPort(absl::GetFlag(FLAGS_health_listen), grpc::InsecureServerCredentials());
-    // No SO_REUSEPORT: a port another process holds is an error here, not a shared port whose
-    // connections the kernel splits between two servers.
-    hb.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-    health_server = hb.BuildAndStart();
-    if (!health_server) {
-      std::fprintf(stderr, "rpsum-server: cannot listen on %s\n",
-                   absl::GetFlag(FLAGS_health_listen).c_str());
-      return 2;
-    }
-    // "liveness" answers SERVING for as long as the process does: loading, serving, draining.
-    // Readiness ("" and the API's own name) follows SetReady below.
-    health_server->GetHealthCheckService()->SetServingStatus(std::string(kLiveness), true);
-  }
-  // Probes (Kubernetes, the Dockerfile's HEALTHCHECK) must not restart a pod because it drains
-  // or loads, so readiness is set per service name and never through the overall
-  // SetServingStatus(bool), which would also turn "liveness" off.
-  auto set_ready = [&](grpc::Server* s, bool ready) {
-    if (s == nullptr) return;
-    for (const char* name : {"", "rpsum.v1.Summarizer"}) {
-      s->GetHealthCheckService()->SetServingStatus(name, ready);
-    }
-  };
-  set_ready(health_server.get(), false);
+  auto health_server = StartHealthServer();
+  if (!health_server.ok()) return Fail(health_server.status(), 2);
 
-  const int workers = std::max(1, absl::GetFlag(FLAGS_workers));
-  std::vector<std::unique_ptr<model::Summarizer>> models;
   const absl::Time load_start = absl::Now();
-  for (int i = 0; i < workers; ++i) {
-    auto m = model::LoadTorchSummarizer(absl::GetFlag(FLAGS_model_dir), absl::GetFlag(FLAGS_device),
-                                        absl::GetFlag(FLAGS_threads));
-    if (!m.ok()) {
-      std::fprintf(stderr, "rpsum-server: cannot load the model: %s\n",
-                   m.status().ToString().c_str());
-      return 1;
-    }
-    models.push_back(*std::move(m));
+  auto models = LoadModels();
+  if (!models.ok()) {
+    std::fprintf(stderr, "rpsum-server: cannot load the model: %s\n",
+                 models.status().ToString().c_str());
+    return 1;
   }
-  model::Summarizer* primary = models.front().get();
+  model::Summarizer* primary = models->front().get();
+  const model::ModelDescription& d = primary->description();
   const double spc = absl::GetFlag(FLAGS_warmup) ? WarmUp(primary) : 0;
   std::fprintf(stderr,
                "rpsum-server: model %s v%s (%s) on %s loaded and warmed up in %.1f s; "
                "%.2f us per cost unit\n",
-               primary->description().config.name.c_str(),
-               primary->description().config.version.c_str(),
-               primary->description().weights_sha256.substr(0, 12).c_str(),
-               primary->description().device.c_str(),
+               d.config.name.c_str(), d.config.version.c_str(),
+               d.weights_sha256.substr(0, 12).c_str(), d.device.c_str(),
                absl::ToDoubleSeconds(absl::Now() - load_start), spc * 1e6);
 
-  Metrics metrics({kVersion, primary->description().torch_version, primary->description().device});
+  Metrics metrics({kVersion, d.torch_version, d.device});
   std::shared_ptr<prometheus::Collectable> process = MakeProcessCollector();
   std::unique_ptr<MetricsHttpServer> metrics_http;
   if (!absl::GetFlag(FLAGS_metrics_listen).empty()) {
     auto m = MetricsHttpServer::Start(absl::GetFlag(FLAGS_metrics_listen),
                                       {metrics.registry(), process});
-    if (!m.ok()) {
-      std::fprintf(stderr, "rpsum-server: %s\n", m.status().ToString().c_str());
-      return 2;
-    }
+    if (!m.ok()) return Fail(m.status(), 2);
     metrics_http = *std::move(m);
   }
 
-  SchedulerOptions so;
-  // Measured (docs/benchmarks.md): on CPU a batch of mixed-length documents runs slower than
-  // its requests one after another (padding, and the 5 ms batching wait on short requests),
-  // so batching is on by default only on an accelerator.
-  const bool on_cpu = primary->description().device == "cpu";
-  so.max_batch_size = absl::GetFlag(FLAGS_max_batch_size) > 0 ? absl::GetFlag(FLAGS_max_batch_size)
-                                                              : (on_cpu ? 1 : 8);
-  so.max_queue_delay = absl::Milliseconds(absl::GetFlag(FLAGS_max_queue_delay_ms));
-  so.max_queue_requests = absl::GetFlag(FLAGS_max_queue_requests);
-  so.max_queue_cost = absl::GetFlag(FLAGS_max_queue_cost);
-  so.max_queue_wait = absl::Milliseconds(absl::GetFlag(FLAGS_max_queue_wait_ms));
+  const SchedulerOptions so = SchedulerOptionsFromFlags(d.device == "cpu", spc);
   metrics.SetQueueLimits(so.max_queue_requests, so.max_queue_cost);
-  so.max_batch_cost = absl::GetFlag(FLAGS_max_batch_cost);
-  so.seconds_per_cost = spc;
   std::vector<model::Summarizer*> worker_models;
-  worker_models.reserve(models.size());
-  for (auto& m : models) worker_models.push_back(m.get());
+  worker_models.reserve(models->size());
+  for (auto& m : *models) worker_models.push_back(m.get());
   Scheduler scheduler(so, worker_models, Clock::Real(), &metrics);
   ThreadPool pool(std::max(1, absl::GetFlag(FLAGS_prepare_threads)), 4 * so.max_queue_requests);
-
-  ServiceOptions opts;
-  opts.max_document_bytes = absl::GetFlag(FLAGS_max_document_bytes);
-  opts.max_input_tokens = absl::GetFlag(FLAGS_max_input_tokens);
-  opts.max_sentences = absl::GetFlag(FLAGS_max_sentences);
-  opts.auth_token = token;
-  opts.server_version = kVersion;
+  const ServiceOptions opts = ServiceOptionsFromFlags(*token);
   SummarizerService service(opts, primary, &scheduler, &pool, &metrics, Clock::Real());
 
   bool tls = false;
-  grpc::ServerBuilder builder;
-  int port = 0;
-  builder.AddListeningPort(absl::GetFlag(FLAGS_listen), Credentials(&tls), &port);
-  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);  // see the health server
-  builder.RegisterService(&service);
-  // Oversized messages get RESOURCE_EXHAUSTED from gRPC itself, before any parsing.
-  builder.SetMaxReceiveMessageSize(
-      static_cast<int>(std::min<uint64_t>(opts.max_document_bytes + (1u << 20), INT32_MAX)));
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (!server || port == 0) {
-    std::fprintf(stderr, "rpsum-server: cannot listen on %s\n",
-                 absl::GetFlag(FLAGS_listen).c_str());
-    return 2;
-  }
-  set_ready(server.get(), true);
-  set_ready(health_server.get(), true);
+  auto server = StartApiServer(&service, opts.max_document_bytes, &tls);
+  if (!server.ok()) return Fail(server.status(), 2);
+  SetReady(health_server->get(), true);
   std::fprintf(stderr,
                "rpsum-server: serving on %s (%s%s), health on %s, metrics on http://%s/metrics\n",
                absl::GetFlag(FLAGS_listen).c_str(), tls ? "TLS" : "plaintext",
-               token.empty() ? "" : ", token required", absl::GetFlag(FLAGS_health_listen).c_str(),
+               token->empty() ? "" : ", token required", absl::GetFlag(FLAGS_health_listen).c_str(),
                absl::GetFlag(FLAGS_metrics_listen).c_str());
 
   int sig = 0;
   sigwait(&signals, &sig);
   std::fprintf(stderr, "rpsum-server: %s: draining (up to %d s)\n", strsignal(sig),
                absl::GetFlag(FLAGS_drain_timeout_s));
-  const absl::Time drain_end = absl::Now() + absl::Seconds(absl::GetFlag(FLAGS_drain_timeout_s));
-  metrics.SetDraining(true);
-  set_ready(server.get(), false);
-  set_ready(health_server.get(), false);
-  service.StartDraining();
-  scheduler.Shutdown(drain_end - absl::Now());  // queued work runs while time remains
-  while (service.in_flight() > 0 && absl::Now() < drain_end) absl::SleepFor(absl::Milliseconds(10));
-  server->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(1)));
-  if (health_server) health_server->Shutdown(absl::ToChronoTime(absl::Now() + absl::Seconds(1)));
+  Drain(service, scheduler, metrics, server->get(), health_server->get());
   std::fprintf(stderr, "rpsum-server: drained (%d requests unanswered), bye\n",
                service.in_flight());
   return 0;
