@@ -65,38 +65,142 @@ ModelRun RunModel(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int pa
     r.seconds += std::chrono::duration<double>(Clock::now() - t0).count();
     r.tokens += d.prepared.num_tokens();
     r.scores.push_back(s.ok() ? (*s)[0].scores : std::vector<float>(d.texts.size(), 0.f));
-    if (!s.ok())
+    if (!s.ok()) {
       std::fprintf(stderr, "%s: %s\n", d.record->id.c_str(), s.status().ToString().c_str());
+    }
   }
   return r;
+}
+
+// ROUGE means per system: overall, by length bucket, by source.
+struct Tables {
+  std::map<std::string, RougeMean> overall;
+  std::map<std::string, std::map<std::string, RougeMean>> by_bucket, by_source;
+};
+
+constexpr const char* kSystems[] = {"lead", "textrank", "rpsum", "oracle"};
+
+// Lead: leading units in document order, headings skipped (a stronger lead than one that
+// spends the budget on section titles).
+std::vector<int32_t> LeadUnits(const EvalDoc& d) {
+  std::vector<int32_t> lead;
+  for (size_t u = 0; u < d.texts.size(); ++u) {
+    if (d.prepared.units[d.prepared.kept[u]].kind != UnitKind::kHeading) {
+      lead.push_back(static_cast<int32_t>(u));
+    }
+  }
+  return lead;
+}
+
+Tables ScoreSystems(const std::vector<EvalDoc>& docs, const ModelRun& run) {
+  Tables t;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    const EvalDoc& d = docs[i];
+    const std::string summaries[] = {
+        SummaryFromUnits(d, LeadUnits(d)), SummaryFromScores(d, TextRankBaseline(d)),
+        SummaryFromScores(d, run.scores[i]), SummaryFromUnits(d, d.oracle)};
+    for (int s = 0; s < 4; ++s) {
+      const RougeScores r = ScoreSummary(d, summaries[s]);
+      t.overall[kSystems[s]].Add(r);
+      t.by_bucket[kSystems[s]][Bucket(d.prepared.total_words)].Add(r);
+      t.by_source[kSystems[s]][d.record->source].Add(r);
+    }
+  }
+  return t;
+}
+
+void PrintOverall(Tables& t, const ModelRun& run, size_t docs, nlohmann::json* out) {
+  std::printf(
+      "| system | ROUGE-1 | ROUGE-2 | ROUGE-L | ROUGE-Lsum |\n| --- | --- | --- | --- | --- |\n");
+  for (const char* s : kSystems) {
+    const RougeMean m = t.overall[s].Mean();
+    std::printf("| %s | %.2f | %.2f | %.2f | %.2f |\n", s, m.r1, m.r2, m.rl, m.rlsum);
+    (*out)["overall"][s] = ToJson(m);
+  }
+  std::printf("\nmodel time: %.1f s for %lld tokens (%.0f tokens/s, %.0f ms per document)\n",
+              run.seconds, static_cast<long long>(run.tokens),
+              static_cast<double>(run.tokens) / run.seconds,
+              1000 * run.seconds / static_cast<double>(std::max<size_t>(docs, 1)));
+}
+
+void PrintByLength(Tables& t, nlohmann::json* out) {
+  std::printf("\n### By document length (ROUGE-1 / ROUGE-2 / ROUGE-Lsum)\n\n| length | n |");
+  for (const char* s : kSystems) std::printf(" %s |", s);
+  std::printf("\n| --- | --- |%s\n", " --- | --- | --- | --- |");
+  for (const char* b : {"<1k words", "1k-2k", "2k-4k", ">=4k"}) {
+    std::printf("| %s | %d |", b, t.by_bucket["lead"][b].n);
+    for (const char* s : kSystems) {
+      const RougeMean m = t.by_bucket[s][b].Mean();
+      std::printf(" %.1f / %.1f / %.1f |", m.r1, m.r2, m.rlsum);
+      (*out)["by_length"][b][s] = ToJson(m);
+    }
+    std::printf("\n");
+  }
+}
+
+void PrintBySource(Tables& t, nlohmann::json* out) {
+  std::printf(
+      "\n### By source (ROUGE-1 / ROUGE-2 / ROUGE-Lsum)\n\n| source | n | lead | textrank | rpsum "
+      "|\n| --- | --- | --- | --- | --- |\n");
+  for (const auto& [src, m0] : t.by_source["lead"]) {
+    std::printf("| %s | %d |", src.c_str(), m0.n);
+    for (const char* s : {"lead", "textrank", "rpsum"}) {
+      const RougeMean m = t.by_source[s][src].Mean();
+      std::printf(" %.1f / %.1f / %.1f |", m.r1, m.r2, m.rlsum);
+      (*out)["by_source"][src][s] = ToJson(m);
+    }
+    std::printf("\n");
+  }
+}
+
+// The same model at each fixed k of --k_study, against its own policy (`run`).
+void PrintKStudy(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
+                 const ModelRun& run, nlohmann::json* out) {
+  std::printf(
+      "\n### Clip distance k (same model; ROUGE and model time)\n\n| k | ROUGE-1 | ROUGE-2 | "
+      "ROUGE-Lsum | model s | tokens/s |\n| --- | --- | --- | --- | --- | --- |\n");
+  std::vector<int64_t> ks = {0};
+  for (absl::string_view k : absl::StrSplit(absl::GetFlag(FLAGS_k_study), ',')) {
+    ks.push_back(std::stoll(std::string(k)));
+  }
+  for (int64_t k : ks) {
+    const ModelRun r = k == 0 ? run : RunModel(ck, docs, pad, k);
+    RougeMean m;
+    for (size_t i = 0; i < docs.size(); ++i) {
+      m.Add(ScoreSummary(docs[i], SummaryFromScores(docs[i], r.scores[i])));
+    }
+    m = m.Mean();
+    const std::string name =
+        k == 0 ? "policy: " + ck.config.clip_policy.Describe() : std::to_string(k);
+    std::printf("| %s | %.2f | %.2f | %.2f | %.1f | %.0f |\n", name.c_str(), m.r1, m.r2, m.rlsum,
+                r.seconds, static_cast<double>(r.tokens) / r.seconds);
+    (*out)["k_study"][name] = ToJson(m);
+    (*out)["k_study"][name]["model_seconds"] = r.seconds;
+  }
+}
+
+int Fail(const std::string& what) {
+  std::fprintf(stderr, "rpsum-eval: %s\n", what.c_str());
+  return 1;
 }
 
 int Run() {
   at::set_num_threads(absl::GetFlag(FLAGS_threads));
   auto ck = LoadCheckpoint(absl::GetFlag(FLAGS_model), "cpu");
-  if (!ck.ok()) {
-    std::fprintf(stderr, "rpsum-eval: %s\n", ck.status().ToString().c_str());
-    return 1;
-  }
+  if (!ck.ok()) return Fail(ck.status().ToString());
   std::string error;
   auto tok = Tokenizer::Load(absl::GetFlag(FLAGS_model) + "/" + ck->config.tokenizer.file, &error);
-  if (!tok) {
-    std::fprintf(stderr, "rpsum-eval: %s\n", error.c_str());
-    return 1;
-  }
+  if (!tok) return Fail(error);
   const std::string path =
       absl::GetFlag(FLAGS_file).empty()
           ? absl::GetFlag(FLAGS_data_dir) + "/" + absl::GetFlag(FLAGS_split) + ".jsonl.gz"
           : absl::GetFlag(FLAGS_file);
   auto records = ReadCorpus(path, absl::GetFlag(FLAGS_limit));
-  if (!records.ok()) {
-    std::fprintf(stderr, "rpsum-eval: %s\n", records.status().ToString().c_str());
-    return 1;
-  }
+  if (!records.ok()) return Fail(records.status().ToString());
   PrepareOptions prep;
   prep.max_input_tokens = absl::GetFlag(FLAGS_max_input_tokens);
   prep.max_sentences = 1 << 20;
-  prep.max_document_bytes = 64u << 20;
+  prep.max_document_bytes = 64U << 20;
   prep.max_tokens_per_sentence = ck->config.tokenizer.max_tokens_per_sentence;
   prep.truncation = TruncationPolicy::kHead;
   int skipped = 0;
@@ -104,27 +208,7 @@ int Run() {
   const int pad = tok->pad_id();
 
   const ModelRun run = RunModel(*ck, docs, pad, 0);
-  const char* systems[] = {"lead", "textrank", "rpsum", "oracle"};
-  std::map<std::string, RougeMean> overall;
-  std::map<std::string, std::map<std::string, RougeMean>> by_bucket, by_source;
-  for (size_t i = 0; i < docs.size(); ++i) {
-    const EvalDoc& d = docs[i];
-    // Lead: leading units in document order, headings skipped (a stronger lead than one that
-    // spends the budget on section titles).
-    std::vector<int32_t> lead;
-    for (size_t u = 0; u < d.texts.size(); ++u) {
-      if (d.prepared.units[d.prepared.kept[u]].kind != UnitKind::kHeading) lead.push_back(u);
-    }
-    const std::string summaries[] = {
-        SummaryFromUnits(d, lead), SummaryFromScores(d, TextRankBaseline(d)),
-        SummaryFromScores(d, run.scores[i]), SummaryFromUnits(d, d.oracle)};
-    for (int s = 0; s < 4; ++s) {
-      const RougeScores r = ScoreSummary(d, summaries[s]);
-      overall[systems[s]].Add(r);
-      by_bucket[systems[s]][Bucket(d.prepared.total_words)].Add(r);
-      by_source[systems[s]][d.record->source].Add(r);
-    }
-  }
+  Tables tables = ScoreSystems(docs, run);
   nlohmann::json out = {{"model", absl::GetFlag(FLAGS_model)},
                         {"data", path},
                         {"documents", docs.size()},
@@ -132,63 +216,10 @@ int Run() {
                         {"model_seconds", run.seconds},
                         {"model_tokens", run.tokens}};
   std::printf("## %s: %zu documents (%d skipped)\n\n", path.c_str(), docs.size(), skipped);
-  std::printf(
-      "| system | ROUGE-1 | ROUGE-2 | ROUGE-L | ROUGE-Lsum |\n| --- | --- | --- | --- | --- |\n");
-  for (const char* s : systems) {
-    const RougeMean m = overall[s].Mean();
-    std::printf("| %s | %.2f | %.2f | %.2f | %.2f |\n", s, m.r1, m.r2, m.rl, m.rlsum);
-    out["overall"][s] = ToJson(m);
-  }
-  std::printf("\nmodel time: %.1f s for %lld tokens (%.0f tokens/s, %.0f ms per document)\n",
-              run.seconds, static_cast<long long>(run.tokens), run.tokens / run.seconds,
-              1000 * run.seconds / std::max<size_t>(docs.size(), 1));
-  std::printf("\n### By document length (ROUGE-1 / ROUGE-2 / ROUGE-Lsum)\n\n| length | n |");
-  for (const char* s : systems) std::printf(" %s |", s);
-  std::printf("\n| --- | --- |%s\n", " --- | --- | --- | --- |");
-  for (const char* b : {"<1k words", "1k-2k", "2k-4k", ">=4k"}) {
-    std::printf("| %s | %d |", b, by_bucket["lead"][b].n);
-    for (const char* s : systems) {
-      const RougeMean m = by_bucket[s][b].Mean();
-      std::printf(" %.1f / %.1f / %.1f |", m.r1, m.r2, m.rlsum);
-      out["by_length"][b][s] = ToJson(m);
-    }
-    std::printf("\n");
-  }
-  std::printf(
-      "\n### By source (ROUGE-1 / ROUGE-2 / ROUGE-Lsum)\n\n| source | n | lead | textrank | rpsum "
-      "|\n| --- | --- | --- | --- | --- |\n");
-  for (const auto& [src, m0] : by_source["lead"]) {
-    std::printf("| %s | %d |", src.c_str(), m0.n);
-    for (const char* s : {"lead", "textrank", "rpsum"}) {
-      const RougeMean m = by_source[s][src].Mean();
-      std::printf(" %.1f / %.1f / %.1f |", m.r1, m.r2, m.rlsum);
-      out["by_source"][src][s] = ToJson(m);
-    }
-    std::printf("\n");
-  }
-  if (!absl::GetFlag(FLAGS_k_study).empty()) {
-    std::printf(
-        "\n### Clip distance k (same model; ROUGE and model time)\n\n| k | ROUGE-1 | ROUGE-2 | "
-        "ROUGE-Lsum | model s | tokens/s |\n| --- | --- | --- | --- | --- | --- |\n");
-    std::vector<int64_t> ks = {0};
-    for (absl::string_view k : absl::StrSplit(absl::GetFlag(FLAGS_k_study), ',')) {
-      ks.push_back(std::stoll(std::string(k)));
-    }
-    for (int64_t k : ks) {
-      const ModelRun r = k == 0 ? run : RunModel(*ck, docs, pad, k);
-      RougeMean m;
-      for (size_t i = 0; i < docs.size(); ++i) {
-        m.Add(ScoreSummary(docs[i], SummaryFromScores(docs[i], r.scores[i])));
-      }
-      m = m.Mean();
-      const std::string name =
-          k == 0 ? "policy: " + ck->config.clip_policy.Describe() : std::to_string(k);
-      std::printf("| %s | %.2f | %.2f | %.2f | %.1f | %.0f |\n", name.c_str(), m.r1, m.r2, m.rlsum,
-                  r.seconds, r.tokens / r.seconds);
-      out["k_study"][name] = ToJson(m);
-      out["k_study"][name]["model_seconds"] = r.seconds;
-    }
-  }
+  PrintOverall(tables, run, docs.size(), &out);
+  PrintByLength(tables, &out);
+  PrintBySource(tables, &out);
+  if (!absl::GetFlag(FLAGS_k_study).empty()) PrintKStudy(*ck, docs, pad, run, &out);
   if (!absl::GetFlag(FLAGS_json).empty()) std::ofstream(absl::GetFlag(FLAGS_json)) << out.dump(2);
   return 0;
 }

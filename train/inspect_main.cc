@@ -11,12 +11,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "base/files.h"
 #include "model/torch/checkpoint.h"
 #include "model/torch/inference.h"
 #include "train/png.h"
@@ -50,45 +49,35 @@ void Sequential(float v, uint8_t* px) {  // v in [0, 1]: white - dark green
   px[2] = static_cast<uint8_t>(255 * (1 - v));
 }
 
-int Run() {
-  c10::InferenceMode guard;
-  auto ck = LoadCheckpoint(absl::GetFlag(FLAGS_model), "cpu");
-  if (!ck.ok()) {
-    std::fprintf(stderr, "rpsum-inspect: %s\n", ck.status().ToString().c_str());
-    return 1;
-  }
-  std::string error;
-  auto tok = Tokenizer::Load(absl::GetFlag(FLAGS_model) + "/" + ck->config.tokenizer.file, &error);
-  std::ifstream in(absl::GetFlag(FLAGS_file));
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string doc = text.str();
-  DocumentInput input;
-  input.document = doc;
-  PrepareOptions o;
-  o.max_tokens_per_sentence = ck->config.tokenizer.max_tokens_per_sentence;
-  o.truncation = TruncationPolicy::kHead;
-  auto prepared = tok ? Prepare(input, *tok, o) : absl::InvalidArgumentError(error);
-  if (!prepared.ok()) {
-    std::fprintf(stderr, "rpsum-inspect: %s\n", prepared.status().ToString().c_str());
-    return 1;
-  }
-  const int64_t k = ClipDistanceFor(ck->config, prepared->num_tokens(), absl::GetFlag(FLAGS_k));
+int Fail(const absl::Status& s) {
+  std::fprintf(stderr, "rpsum-inspect: %s\n", s.ToString().c_str());
+  return 1;
+}
 
-  // Sentence scores over the whole document.
-  auto scores = ScoreDocuments(*ck, {&*prepared}, k, tok->pad_id());
-  if (!scores.ok()) {
-    std::fprintf(stderr, "rpsum-inspect: %s\n", scores.status().ToString().c_str());
-    return 1;
-  }
-  const std::vector<float>& s = (*scores)[0].scores;
-  const int bar = std::max(2, std::min(12, 1200 / std::max<int>(1, s.size())));
+// The --file document prepared as the server would (head truncation).
+absl::StatusOr<PreparedDocument> PrepareFile(const Checkpoint& ck, const Tokenizer& tok,
+                                             std::string* doc) {
+  auto text = ReadFile(absl::GetFlag(FLAGS_file));
+  if (!text.ok()) return text.status();
+  *doc = *std::move(text);
+  DocumentInput input;
+  input.document = *doc;
+  PrepareOptions o;
+  o.max_tokens_per_sentence = ck.config.tokenizer.max_tokens_per_sentence;
+  o.truncation = TruncationPolicy::kHead;
+  return Prepare(input, tok, o);
+}
+
+// A bar per unit, its height the unit's score (headings in orange).
+void WriteScoresPng(const std::string& path, const PreparedDocument& prepared,
+                    const std::vector<float>& s) {
+  const int bar = std::max(2, std::min(12, 1200 / std::max<int>(1, static_cast<int>(s.size()))));
   const int w = bar * static_cast<int>(s.size()), h = 200;
   std::vector<uint8_t> img(static_cast<size_t>(w) * h * 3, 255);
   const float top = *std::max_element(s.begin(), s.end());
   for (size_t u = 0; u < s.size(); ++u) {
     const int height = static_cast<int>((h - 10) * s[u] / std::max(top, 1e-6f));
-    const bool heading = prepared->units[prepared->kept[u]].kind == UnitKind::kHeading;
+    const bool heading = prepared.units[prepared.kept[u]].kind == UnitKind::kHeading;
     for (int y = h - height; y < h; ++y) {
       for (int x = static_cast<int>(u) * bar; x < static_cast<int>(u + 1) * bar - 1; ++x) {
         uint8_t* px = &img[(static_cast<size_t>(y) * w + x) * 3];
@@ -96,23 +85,25 @@ int Run() {
       }
     }
   }
-  const std::string prefix = absl::GetFlag(FLAGS_out);
-  WritePng(prefix + "_scores.png", w, h, img);
+  WritePng(path, w, h, img);
+}
 
-  // One layer and head: content and relative logits over the first tokens.
-  const int64_t n = std::min<int64_t>(absl::GetFlag(FLAGS_tokens), prepared->num_tokens());
-  const int layer = absl::GetFlag(FLAGS_layer), head = absl::GetFlag(FLAGS_head);
-  const auto& a = ck->config.architecture;
-  if (layer < 0 || layer >= a.token_layers || head < 0 || head >= a.heads) {
-    std::fprintf(stderr, "rpsum-inspect: --layer or --head out of range\n");
-    return 1;
-  }
-  ExtractiveScorer scorer = ck->scorer;
+// One token layer's head over the first n tokens: content and relative logits (scaled), the
+// attention they give, and the head's clip distance.
+struct HeadLogits {
+  at::Tensor content, relative, attention;
+  int64_t k = 0;
+};
+
+HeadLogits HeadLogitsOf(const Checkpoint& ck, const PreparedDocument& prepared, int layer, int head,
+                        int64_t k, int64_t n) {
+  const auto& a = ck.config.architecture;
+  ExtractiveScorer scorer = ck.scorer;
   at::Tensor x = scorer->embed(
-      at::tensor(std::vector<int64_t>(prepared->tokens.begin(), prepared->tokens.begin() + n))
+      at::tensor(std::vector<int64_t>(prepared.tokens.begin(), prepared.tokens.begin() + n))
           .unsqueeze(0));
   const at::Tensor valid = at::ones({1, n}, at::kBool);
-  const AttentionPlan plan{ck->config.HeadClips(k), false, 0, AttentionImpl::kAuto};
+  const AttentionPlan plan{ck.config.HeadClips(k), false, 0, AttentionImpl::kAuto};
   for (int i = 0; i < layer; ++i) {
     x = scorer->token_layers[i]->as<EncoderLayer>()->forward(x, valid, plan);
   }
@@ -120,15 +111,24 @@ int Run() {
   const int64_t dh = a.hidden_size / a.heads;
   const at::Tensor qkv = l->attn->qkv(l->ln1(x)).view({n, 3, a.heads, dh});
   const at::Tensor q = qkv.select(1, 0).select(1, head), kk = qkv.select(1, 1).select(1, head);
-  const int64_t kh = plan.head_k[head], big_k = a.max_clip_distance;
+  HeadLogits out;
+  out.k = plan.head_k[head];
+  const int64_t big_k = a.max_clip_distance;
   const double scale = 1.0 / std::sqrt(static_cast<double>(dh));
-  const at::Tensor content = at::matmul(q, kk.t()) * scale;
-  const at::Tensor idx = RelativeIndex(n, n, {kh}, {}, at::kCPU)[0];
-  const at::Tensor table = l->attn->rel_k.narrow(0, big_k - kh, 2 * kh + 1);
-  const at::Tensor relative = at::matmul(q, table.t()).gather(1, idx) * scale;
-  const at::Tensor attention = at::softmax(content + relative, -1);
+  out.content = at::matmul(q, kk.t()) * scale;
+  const at::Tensor idx = RelativeIndex(n, n, {out.k}, {}, at::kCPU)[0];
+  const at::Tensor table = l->attn->rel_k.narrow(0, big_k - out.k, 2 * out.k + 1);
+  out.relative = at::matmul(q, table.t()).gather(1, idx) * scale;
+  out.attention = at::softmax(out.content + out.relative, -1);
+  return out;
+}
+
+// Three heatmaps side by side: content | relative (one diverging scale) | attention (each row
+// to its peak).
+void WriteAttentionPng(const std::string& path, const HeadLogits& h) {
+  const int64_t n = h.content.size(0);
   const float range =
-      std::max(content.abs().max().item<float>(), relative.abs().max().item<float>());
+      std::max(h.content.abs().max().item<float>(), h.relative.abs().max().item<float>());
   const int cell = std::max(1, 600 / static_cast<int>(n)), gap = 10;
   const int pw = cell * static_cast<int>(n), iw = 3 * pw + 2 * gap, ih = pw;
   std::vector<uint8_t> heat(static_cast<size_t>(iw) * ih * 3, 255);
@@ -151,17 +151,44 @@ int Run() {
       }
     }
   };
-  paint(content, 0, true);
-  paint(relative, 1, true);
-  paint(attention / std::get<0>(attention.max(-1, true)), 2, false);  // each row to its peak
-  WritePng(prefix + "_attention.png", iw, ih, heat);
-  const double cm = content.abs().mean().item<double>(), rm = relative.abs().mean().item<double>();
-  const double cv = content.std().item<double>(), rv = relative.std().item<double>();
+  paint(h.content, 0, true);
+  paint(h.relative, 1, true);
+  paint(h.attention / std::get<0>(h.attention.max(-1, true)), 2, false);
+  WritePng(path, iw, ih, heat);
+}
+
+int Run() {
+  c10::InferenceMode guard;
+  auto ck = LoadCheckpoint(absl::GetFlag(FLAGS_model), "cpu");
+  if (!ck.ok()) return Fail(ck.status());
+  std::string error;
+  auto tok = Tokenizer::Load(absl::GetFlag(FLAGS_model) + "/" + ck->config.tokenizer.file, &error);
+  if (!tok) return Fail(absl::NotFoundError(error));
+  std::string doc;
+  auto prepared = PrepareFile(*ck, *tok, &doc);
+  if (!prepared.ok()) return Fail(prepared.status());
+  const int layer = absl::GetFlag(FLAGS_layer), head = absl::GetFlag(FLAGS_head);
+  const auto& a = ck->config.architecture;
+  if (layer < 0 || layer >= a.token_layers || head < 0 || head >= a.heads) {
+    return Fail(absl::InvalidArgumentError("--layer or --head out of range"));
+  }
+  const int64_t k = ClipDistanceFor(ck->config, prepared->num_tokens(), absl::GetFlag(FLAGS_k));
+  auto scores = ScoreDocuments(*ck, {&*prepared}, k, tok->pad_id());
+  if (!scores.ok()) return Fail(scores.status());
+  const std::string prefix = absl::GetFlag(FLAGS_out);
+  WriteScoresPng(prefix + "_scores.png", *prepared, (*scores)[0].scores);
+
+  const int64_t n = std::min<int64_t>(absl::GetFlag(FLAGS_tokens), prepared->num_tokens());
+  const HeadLogits h = HeadLogitsOf(*ck, *prepared, layer, head, k, n);
+  WriteAttentionPng(prefix + "_attention.png", h);
+  const double cm = h.content.abs().mean().item<double>();
+  const double rm = h.relative.abs().mean().item<double>();
+  const double cv = h.content.std().item<double>(), rv = h.relative.std().item<double>();
   std::printf(
       "document: %zu units, %lld tokens, k = %lld; layer %d head %d (k_h = %lld), first "
       "%lld tokens\n",
       prepared->units.size(), static_cast<long long>(prepared->num_tokens()),
-      static_cast<long long>(k), layer, head, static_cast<long long>(kh),
+      static_cast<long long>(k), layer, head, static_cast<long long>(h.k),
       static_cast<long long>(n));
   std::printf(
       "logits: content mean |x| %.3f (std %.3f), relative mean |x| %.3f (std %.3f): the "

@@ -20,13 +20,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <numeric>
-#include <random>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "base/files.h"
 #include "model/select.h"
 #include "model/tokenizer.h"
 #include "model/torch/checkpoint.h"
@@ -35,6 +34,7 @@
 #include "nlohmann/json.hpp"
 #include "train/evaluate.h"
 #include "train/oracle.h"
+#include "train/schedule.h"
 #include "train/training.h"
 
 ABSL_FLAG(std::string, data_dir, "../shared/data/corpus",
@@ -165,86 +165,185 @@ absl::Status CopyFile(const std::string& from, const std::string& to) {
             : absl::OkStatus();
 }
 
-int Run() {
-  const auto t0 = Clock::now();
-  const std::string out = absl::GetFlag(FLAGS_out);
-  fs::create_directories(fs::path(out) / "state");
-  at::set_num_threads(absl::GetFlag(FLAGS_threads));
-  at::manual_seed(absl::GetFlag(FLAGS_seed));
+// The prepared corpora: training documents with their labels, validation documents whole.
+struct Data {
+  std::vector<CorpusRecord> train_records, valid_records;
+  std::vector<EvalDoc> train, valid;
+  std::vector<TrainDoc> docs;  // parallel to train
+};
 
-  std::string tok_path;
-  if (auto s = EnsureTokenizer(out, &tok_path); !s.ok()) {
-    std::fprintf(stderr, "tokenizer: %s\n", s.ToString().c_str());
-    return 1;
-  }
-  std::string error;
-  auto tokenizer = Tokenizer::Load(tok_path, &error);
-  if (!tokenizer) {
-    std::fprintf(stderr, "tokenizer: %s\n", error.c_str());
-    return 1;
-  }
-  const ModelConfig config = ConfigFromFlags(tokenizer->vocab_size());
-
+absl::StatusOr<Data> LoadData(const ModelConfig& config, const Tokenizer& tokenizer) {
+  Data data;
   auto train =
       ReadCorpusSplit(absl::GetFlag(FLAGS_data_dir), "train", absl::GetFlag(FLAGS_max_docs));
+  if (!train.ok()) return train.status();
   auto valid =
       ReadCorpusSplit(absl::GetFlag(FLAGS_valid_dir).empty() ? absl::GetFlag(FLAGS_data_dir)
                                                              : absl::GetFlag(FLAGS_valid_dir),
                       "valid", absl::GetFlag(FLAGS_valid_docs));
-  if (!train.ok() || !valid.ok()) {
-    std::fprintf(stderr, "corpus: %s %s\n", train.status().ToString().c_str(),
-                 valid.status().ToString().c_str());
-    return 1;
-  }
+  if (!valid.ok()) return valid.status();
+  data.train_records = *std::move(train);
+  data.valid_records = *std::move(valid);
   PrepareOptions prep;
   prep.max_input_tokens = absl::GetFlag(FLAGS_max_tokens);
   prep.max_tokens_per_sentence = config.tokenizer.max_tokens_per_sentence;
   prep.truncation = TruncationPolicy::kHead;
   int skipped = 0, vskipped = 0;
-  const auto tp0 = Clock::now();
-  std::vector<EvalDoc> train_docs = PrepareCorpus(*train, *tokenizer, prep, true, &skipped);
+  const auto t0 = Clock::now();
+  data.train = PrepareCorpus(data.train_records, tokenizer, prep, true, &skipped);
   PrepareOptions vprep = prep;
   vprep.max_input_tokens = 32768;  // validate on whole documents, as served
-  std::vector<EvalDoc> valid_docs = PrepareCorpus(*valid, *tokenizer, vprep, false, &vskipped);
+  data.valid = PrepareCorpus(data.valid_records, tokenizer, vprep, false, &vskipped);
   int64_t total_tokens = 0, positives = 0, units = 0;
-  std::vector<TrainDoc> docs;
-  for (const EvalDoc& d : train_docs) {
+  for (const EvalDoc& d : data.train) {
     TrainDoc t{&d.prepared, TrainingLabels(d.texts, d.record->summary, d.oracle,
                                            absl::GetFlag(FLAGS_soft_labels))};
     positives += static_cast<int64_t>(d.oracle.size());
     units += static_cast<int64_t>(t.labels.size());
     total_tokens += d.prepared.num_tokens();
-    docs.push_back(std::move(t));
+    data.docs.push_back(std::move(t));
   }
   std::printf(
       "prepared %zu train (%d skipped) and %zu valid documents in %.0f s: %lld tokens, "
       "%lld units, %.1f%% oracle-positive\n",
-      docs.size(), skipped, valid_docs.size(), Seconds(tp0, Clock::now()),
+      data.docs.size(), skipped, data.valid.size(), Seconds(t0, Clock::now()),
       static_cast<long long>(total_tokens), static_cast<long long>(units),
-      100.0 * positives / std::max<int64_t>(units, 1));
+      100.0 * static_cast<double>(positives) / static_cast<double>(std::max<int64_t>(units, 1)));
+  return data;
+}
 
-  // Batches of similar length under the token budget; the order of batches is shuffled per
-  // epoch with a seeded generator, so a resumed run sees the same sequence.
-  std::vector<size_t> by_len(docs.size());
-  std::iota(by_len.begin(), by_len.end(), 0);
-  std::sort(by_len.begin(), by_len.end(), [&](size_t a, size_t b) {
-    return docs[a].prepared->num_tokens() < docs[b].prepared->num_tokens();
-  });
-  std::vector<std::vector<size_t>> batches;
-  for (size_t i = 0; i < by_len.size();) {
-    std::vector<size_t> b;
-    int64_t longest = 0;
-    while (i < by_len.size()) {
-      const int64_t l = std::max(longest, docs[by_len[i]].prepared->num_tokens());
-      if (!b.empty() &&
-          l * static_cast<int64_t>(b.size() + 1) > absl::GetFlag(FLAGS_batch_tokens)) {
-        break;
-      }
-      b.push_back(by_len[i++]);
-      longest = l;
-    }
-    batches.push_back(std::move(b));
+// state/: the weights (safetensors), the optimizer (torch::save) and progress.json, each
+// written to a temporary name and renamed, so an interrupted save leaves the last good state.
+absl::Status SaveState(const fs::path& state, ExtractiveScorer& model, torch::optim::AdamW& opt,
+                       const Progress& progress) {
+  NamedTensors t;
+  for (const auto& p : model->named_parameters()) t.emplace_back(p.key(), p.value());
+  absl::Status s = WriteSafetensors((state / "model.safetensors").string(), t);
+  torch::save(opt, (state / "optimizer.pt.tmp").string());
+  fs::rename(state / "optimizer.pt.tmp", state / "optimizer.pt");
+  std::ofstream(state / "progress.json.tmp") << progress.ToJson();
+  fs::rename(state / "progress.json.tmp", state / "progress.json");
+  return s;
+}
+
+// Loads state/ when there is one (returns a fresh Progress otherwise).
+absl::StatusOr<Progress> LoadState(const fs::path& state, ExtractiveScorer& model,
+                                   torch::optim::AdamW& opt) {
+  if (!fs::exists(state / "progress.json")) return Progress{};
+  auto text = ReadFile((state / "progress.json").string());
+  if (!text.ok()) return text.status();
+  auto progress = Progress::FromJson(*text);
+  if (!progress.ok()) return progress.status();
+  auto w = ReadSafetensors((state / "model.safetensors").string());
+  if (!w.ok()) return w.status();
+  if (absl::Status s = AssignWeights(model, *w, "state"); !s.ok()) return s;
+  torch::load(opt, (state / "optimizer.pt").string());
+  return progress;
+}
+
+// The labels of a batch, [B, S] (0 past each document's units).
+at::Tensor BatchLabels(const std::vector<TrainDoc>& docs, const std::vector<size_t>& b,
+                       const ModelBatch& batch) {
+  at::Tensor labels = at::zeros(batch.sentence_valid.sizes(), at::kFloat);
+  for (size_t i = 0; i < b.size(); ++i) {
+    const auto& l = docs[b[i]].labels;
+    labels[static_cast<int64_t>(i)]
+        .narrow(0, 0, static_cast<int64_t>(l.size()))
+        .copy_(at::from_blob(const_cast<float*>(l.data()), {static_cast<int64_t>(l.size())}));
   }
+  return labels;
+}
+
+// One optimizer step on one batch; returns the loss and sets *k to the clip distance used.
+double TrainStep(const ModelConfig& config, ExtractiveScorer& model, torch::optim::AdamW& opt,
+                 const std::vector<TrainDoc>& docs, const std::vector<size_t>& b, int32_t pad,
+                 int64_t step, double lr, int64_t* tokens, int64_t* k) {
+  std::vector<const PreparedDocument*> prepared;
+  prepared.reserve(b.size());
+  for (size_t i : b) prepared.push_back(docs[i].prepared);
+  const ModelBatch batch = MakeBatch(prepared, pad, at::kCPU);
+  *k = TrainingClipDistance(config, absl::GetFlag(FLAGS_seed), step, batch.tokens.size(1));
+  // Training batches hold documents of similar length: one plan for the batch.
+  const AttentionPlan tp = TokenPlan(config, IsLocalAttention(config, batch.tokens.size(1)), *k);
+  const AttentionPlan sp =
+      SentencePlan(config, IsLocalSentenceAttention(config, batch.sentence_pos.size(1)));
+  for (auto& g : opt.param_groups()) static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
+  const at::Tensor logits = model->forward(batch, tp, sp);
+  const at::Tensor loss = ExtractiveLoss(logits, BatchLabels(docs, b, batch), batch.sentence_valid,
+                                         absl::GetFlag(FLAGS_pos_weight));
+  opt.zero_grad();
+  loss.backward();
+  torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0);
+  opt.step();
+  *tokens += batch.token_valid.sum().item<int64_t>();
+  return loss.item<double>();
+}
+
+// End of an epoch: validates, saves best/ when it is the best so far. Returns true when
+// patience has run out.
+bool EndEpoch(const ModelConfig& config, ExtractiveScorer& model, const Data& data, int32_t pad,
+              int epoch, const std::string& out, const std::string& tok_path, Progress* progress) {
+  model->eval();
+  Checkpoint ck{config, model, out, ""};
+  const auto v0 = Clock::now();
+  const RougeMean m = Validate(ck, data.valid, pad);
+  const double score = m.r1 + m.r2 + m.rlsum;
+  nlohmann::json history = nlohmann::json::parse(progress->history_json);
+  history.push_back({{"epoch", epoch + 1},
+                     {"step", progress->step},
+                     {"r1", m.r1},
+                     {"r2", m.r2},
+                     {"rl", m.rl},
+                     {"rlsum", m.rlsum}});
+  progress->history_json = history.dump();
+  std::printf("epoch %d valid ROUGE-1 %.2f ROUGE-2 %.2f ROUGE-L %.2f ROUGE-Lsum %.2f (%.0f s)%s\n",
+              epoch + 1, m.r1, m.r2, m.rl, m.rlsum, Seconds(v0, Clock::now()),
+              score > progress->best ? " best" : "");
+  std::fflush(stdout);
+  if (score <= progress->best) {
+    return ++progress->bad_epochs >= absl::GetFlag(FLAGS_patience);
+  }
+  progress->best = score;
+  progress->best_epoch = epoch + 1;
+  progress->bad_epochs = 0;
+  const std::string dir = (fs::path(out) / "best").string();
+  ModelConfig c = config;
+  c.training_json = nlohmann::json({{"epoch", epoch + 1},
+                                    {"step", progress->step},
+                                    {"valid", history.back()},
+                                    {"command", "scripts/train-model"}})
+                        .dump();
+  auto s = SaveCheckpoint(dir, c, model);
+  if (s.ok()) s = CopyFile(tok_path, (fs::path(dir) / c.tokenizer.file).string());
+  if (!s.ok()) std::fprintf(stderr, "saving best: %s\n", s.ToString().c_str());
+  return false;
+}
+
+int Fail(const std::string& what, const absl::Status& s) {
+  std::fprintf(stderr, "rpsum-train: %s: %s\n", what.c_str(), s.ToString().c_str());
+  return 1;
+}
+
+int Run() {
+  const auto t0 = Clock::now();
+  const std::string out = absl::GetFlag(FLAGS_out);
+  const fs::path state = fs::path(out) / "state";
+  fs::create_directories(state);
+  at::set_num_threads(absl::GetFlag(FLAGS_threads));
+  at::manual_seed(absl::GetFlag(FLAGS_seed));
+
+  std::string tok_path, error;
+  if (auto s = EnsureTokenizer(out, &tok_path); !s.ok()) return Fail("tokenizer", s);
+  auto tokenizer = Tokenizer::Load(tok_path, &error);
+  if (!tokenizer) return Fail("tokenizer", absl::NotFoundError(error));
+  const ModelConfig config = ConfigFromFlags(tokenizer->vocab_size());
+  auto data = LoadData(config, *tokenizer);
+  if (!data.ok()) return Fail("corpus", data.status());
+
+  std::vector<int64_t> lengths;
+  lengths.reserve(data->docs.size());
+  for (const TrainDoc& d : data->docs) lengths.push_back(d.prepared->num_tokens());
+  const auto batches = LengthBatches(lengths, absl::GetFlag(FLAGS_batch_tokens));
   const int epochs = absl::GetFlag(FLAGS_epochs);
   const int64_t steps_per_epoch = static_cast<int64_t>(batches.size());
   int64_t total_steps = steps_per_epoch * epochs;
@@ -257,51 +356,23 @@ int Run() {
   torch::optim::AdamW opt(model->parameters(),
                           torch::optim::AdamWOptions(absl::GetFlag(FLAGS_lr))
                               .weight_decay(absl::GetFlag(FLAGS_weight_decay)));
-  // Resume.
-  const fs::path state = fs::path(out) / "state";
-  int64_t step = 0;
-  double best = -1;
-  int best_epoch = -1, bad_epochs = 0;
-  double trained_seconds = 0;
-  nlohmann::json history = nlohmann::json::array();
-  if (fs::exists(state / "progress.json")) {
-    std::ifstream f(state / "progress.json");
-    const auto j = nlohmann::json::parse(f);
-    step = j.at("step");
-    best = j.at("best");
-    best_epoch = j.at("best_epoch");
-    bad_epochs = j.at("bad_epochs");
-    trained_seconds = j.value("trained_seconds", 0.0);
-    history = j.value("history", nlohmann::json::array());
-    auto w = ReadSafetensors((state / "model.safetensors").string());
-    if (!w.ok() || !AssignWeights(model, *w, "state").ok()) {
-      std::fprintf(stderr, "cannot resume from %s\n", state.c_str());
-      return 1;
-    }
-    torch::load(opt, (state / "optimizer.pt").string());
+  auto resumed = LoadState(state, model, opt);
+  if (!resumed.ok())
+    return Fail(absl::StrCat("cannot resume from ", state.string()), resumed.status());
+  Progress progress = *resumed;
+  const double trained_before = progress.trained_seconds;
+  if (progress.step > 0) {
     std::printf("resumed at step %lld (best valid R1+R2+RLsum %.2f at epoch %d)\n",
-                static_cast<long long>(step), best, best_epoch);
+                static_cast<long long>(progress.step), progress.best, progress.best_epoch);
   }
-  auto save_state = [&] {
-    NamedTensors t;
-    for (const auto& p : model->named_parameters()) t.emplace_back(p.key(), p.value());
-    auto s = WriteSafetensors((state / "model.safetensors").string(), t);
-    torch::save(opt, (state / "optimizer.pt.tmp").string());
-    fs::rename(state / "optimizer.pt.tmp", state / "optimizer.pt");
-    nlohmann::json j = {{"step", step},
-                        {"best", best},
-                        {"best_epoch", best_epoch},
-                        {"bad_epochs", bad_epochs},
-                        {"trained_seconds", trained_seconds + Seconds(t0, Clock::now())},
-                        {"history", history}};
-    std::ofstream(state / "progress.json.tmp") << j.dump(2);
-    fs::rename(state / "progress.json.tmp", state / "progress.json");
-    if (!s.ok()) std::fprintf(stderr, "saving state: %s\n", s.ToString().c_str());
+  auto save = [&] {
+    progress.trained_seconds = trained_before + Seconds(t0, Clock::now());
+    if (auto s = SaveState(state, model, opt, progress); !s.ok()) {
+      std::fprintf(stderr, "saving state: %s\n", s.ToString().c_str());
+    }
   };
 
   const int32_t pad = tokenizer->pad_id();
-  const double peak_lr = absl::GetFlag(FLAGS_lr);
-  const int warmup = absl::GetFlag(FLAGS_warmup);
   const double time_limit = absl::GetFlag(FLAGS_time_limit_min) * 60;
   double loss_ema = -1;
   int64_t tokens_seen = 0;
@@ -309,120 +380,54 @@ int Run() {
   std::printf("training: %lld steps per epoch, %d epochs at most, %lld steps\n",
               static_cast<long long>(steps_per_epoch), epochs, static_cast<long long>(total_steps));
   std::fflush(stdout);
-
-  while (step < total_steps) {
-    const int epoch = static_cast<int>(step / steps_per_epoch);
-    std::mt19937 rng(absl::GetFlag(FLAGS_seed) * 1000003 + epoch);
-    std::vector<size_t> order(batches.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::shuffle(order.begin(), order.end(), rng);
+  while (progress.step < total_steps) {
+    const int epoch = static_cast<int>(progress.step / steps_per_epoch);
+    const std::vector<size_t> order = EpochOrder(batches.size(), absl::GetFlag(FLAGS_seed), epoch);
     model->train();
-    for (int64_t pos = step % steps_per_epoch; pos < steps_per_epoch && step < total_steps; ++pos) {
-      const auto& b = batches[order[pos]];
-      std::vector<const PreparedDocument*> prepared;
-      for (size_t i : b) prepared.push_back(docs[i].prepared);
-      const ModelBatch batch = MakeBatch(prepared, pad, at::kCPU);
-      // k: half the time the policy's k for this length, else a random bucket (so overrides
-      // and the fixed-k study stay in distribution).
-      std::mt19937 krng(absl::GetFlag(FLAGS_seed) * 7919 + step);
-      const auto& buckets = config.clip_policy.buckets;
-      const int64_t k = (krng() % 2 == 0) ? ClipDistanceFor(config, batch.tokens.size(1))
-                                          : buckets[krng() % buckets.size()];
-      // Training batches hold documents of similar length: one plan for the batch.
-      const AttentionPlan tp = TokenPlan(config, IsLocalAttention(config, batch.tokens.size(1)), k);
-      const AttentionPlan sp =
-          SentencePlan(config, IsLocalSentenceAttention(config, batch.sentence_pos.size(1)));
-      at::Tensor labels = at::zeros(batch.sentence_valid.sizes(), at::kFloat);
-      for (size_t i = 0; i < b.size(); ++i) {
-        const auto& l = docs[b[i]].labels;
-        labels[i]
-            .narrow(0, 0, static_cast<int64_t>(l.size()))
-            .copy_(at::from_blob(const_cast<float*>(l.data()), {static_cast<int64_t>(l.size())}));
-      }
-      const double lr =
-          step < warmup
-              ? peak_lr * (step + 1) / warmup
-              : peak_lr * std::max(0.1, 1.0 - static_cast<double>(step - warmup) /
-                                                  std::max<int64_t>(1, total_steps - warmup));
-      for (auto& g : opt.param_groups())
-        static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
-      const at::Tensor logits = model->forward(batch, tp, sp);
-      const at::Tensor loss =
-          ExtractiveLoss(logits, labels, batch.sentence_valid, absl::GetFlag(FLAGS_pos_weight));
-      opt.zero_grad();
-      loss.backward();
-      torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0);
-      opt.step();
-      ++step;
-      tokens_seen += batch.token_valid.sum().item<int64_t>();
-      const double l = loss.item<double>();
+    for (int64_t pos = progress.step % steps_per_epoch;
+         pos < steps_per_epoch && progress.step < total_steps; ++pos) {
+      const double lr = LearningRate(progress.step, absl::GetFlag(FLAGS_warmup), total_steps,
+                                     absl::GetFlag(FLAGS_lr));
+      int64_t k = 0;
+      const double l = TrainStep(config, model, opt, data->docs, batches[order[pos]], pad,
+                                 progress.step, lr, &tokens_seen, &k);
+      const int64_t step = ++progress.step;
       loss_ema = loss_ema < 0 ? l : 0.95 * loss_ema + 0.05 * l;
       if (step % 10 == 0 || step == total_steps) {
         const double dt = Seconds(window_start, Clock::now());
-        const double tps = tokens_seen / std::max(dt, 1e-9);
-        const double sec_per_step = dt / 10;
         std::printf("step %lld/%lld epoch %d loss %.4f lr %.2e k %lld tokens/s %.0f ETA %.0f min\n",
                     static_cast<long long>(step), static_cast<long long>(total_steps), epoch + 1,
-                    loss_ema, lr, static_cast<long long>(k), tps,
-                    sec_per_step * (total_steps - step) / 60);
+                    loss_ema, lr, static_cast<long long>(k),
+                    static_cast<double>(tokens_seen) / std::max(dt, 1e-9),
+                    dt / 10 * static_cast<double>(total_steps - step) / 60);
         std::fflush(stdout);
         tokens_seen = 0;
         window_start = Clock::now();
       }
-      if (step % absl::GetFlag(FLAGS_checkpoint_every) == 0) save_state();
+      if (step % absl::GetFlag(FLAGS_checkpoint_every) == 0) save();
       if (time_limit > 0 && Seconds(t0, Clock::now()) > time_limit) {
-        save_state();
+        save();
         std::printf(
-            "time limit reached at step %lld; state saved, run the same command to "
-            "resume\n",
+            "time limit reached at step %lld; state saved, run the same command to resume\n",
             static_cast<long long>(step));
         return 3;
       }
     }
     // End of an epoch (or of the step budget): validate, keep the best.
-    if (step % steps_per_epoch == 0 || step == total_steps) {
-      model->eval();
-      Checkpoint ck{config, model, out, ""};
-      const auto v0 = Clock::now();
-      const RougeMean m = Validate(ck, valid_docs, pad);
-      const double score = m.r1 + m.r2 + m.rlsum;
-      history.push_back({{"epoch", epoch + 1},
-                         {"step", step},
-                         {"r1", m.r1},
-                         {"r2", m.r2},
-                         {"rl", m.rl},
-                         {"rlsum", m.rlsum}});
-      std::printf(
-          "epoch %d valid ROUGE-1 %.2f ROUGE-2 %.2f ROUGE-L %.2f ROUGE-Lsum %.2f (%.0f s)%s\n",
-          epoch + 1, m.r1, m.r2, m.rl, m.rlsum, Seconds(v0, Clock::now()),
-          score > best ? " best" : "");
-      std::fflush(stdout);
-      if (score > best) {
-        best = score;
-        best_epoch = epoch + 1;
-        bad_epochs = 0;
-        const std::string dir = (fs::path(out) / "best").string();
-        ModelConfig c = config;
-        c.training_json = nlohmann::json({{"epoch", epoch + 1},
-                                          {"step", step},
-                                          {"valid", history.back()},
-                                          {"command", "scripts/train-model"}})
-                              .dump();
-        auto s = SaveCheckpoint(dir, c, model);
-        if (s.ok()) s = CopyFile(tok_path, (fs::path(dir) / c.tokenizer.file).string());
-        if (!s.ok()) std::fprintf(stderr, "saving best: %s\n", s.ToString().c_str());
-      } else if (++bad_epochs >= absl::GetFlag(FLAGS_patience)) {
-        save_state();
-        std::printf("early stop: no validation gain for %d epochs\n", bad_epochs);
+    if (progress.step % steps_per_epoch == 0 || progress.step == total_steps) {
+      const bool stop = EndEpoch(config, model, *data, pad, epoch, out, tok_path, &progress);
+      save();
+      if (stop) {
+        std::printf("early stop: no validation gain for %d epochs\n", progress.bad_epochs);
         break;
       }
-      save_state();
     }
   }
   std::printf(
       "done: best epoch %d (valid R1+R2+RLsum %.2f), %.1f min in total; checkpoint in "
       "%s/best\n",
-      best_epoch, best, (trained_seconds + Seconds(t0, Clock::now())) / 60, out.c_str());
+      progress.best_epoch, progress.best, (trained_before + Seconds(t0, Clock::now())) / 60,
+      out.c_str());
   return 0;
 }
 
