@@ -8,9 +8,7 @@
 #include <set>
 
 #include "gtest/gtest.h"
-#include "model/select.h"
 #include "train/corpus.h"
-#include "train/oracle.h"
 
 namespace rpsum::model {
 namespace {
@@ -144,45 +142,6 @@ TEST(Porter, MatchesNltkOnCorpusVocabulary) {
   std::printf("porter: %zu corpus words, %d mismatches against NLTK\n", vocab.size(), mismatches);
   std::filesystem::remove(in);
   std::filesystem::remove(out);
-}
-
-TEST(Select, BudgetsAndTrigramBlocking) {
-  const std::vector<std::string_view> texts = {"alpha beta gamma delta", "alpha beta gamma epsilon",
-                                               "one two three", "four five six seven eight"};
-  const std::vector<int32_t> words = {4, 4, 3, 5};
-  const std::vector<float> scores = {0.9f, 0.8f, 0.7f, 0.6f};
-  SelectOptions o;
-  o.budget = {Budget::Kind::kWords, 8};
-  // Unit 1 repeats unit 0's trigram "alpha beta gamma": blocked; 0 + 2 = 7 words, 3 no longer fits.
-  EXPECT_EQ(SelectByScore(scores, texts, words, o), (std::vector<int32_t>{0, 2}));
-  o.trigram_blocking = false;
-  EXPECT_EQ(SelectByScore(scores, texts, words, o), (std::vector<int32_t>{0, 1}));
-  o.budget = {Budget::Kind::kSentences, 3};
-  EXPECT_EQ(SelectByScore(scores, texts, words, o), (std::vector<int32_t>{0, 1, 2}));
-  o.budget = {Budget::Kind::kWords, 1};  // the first unit always comes back
-  EXPECT_EQ(SelectByScore(scores, texts, words, o), (std::vector<int32_t>{0}));
-  o.budget = {Budget::Kind::kRatio, 0.5};  // 8 of 16 words
-  EXPECT_EQ(SelectByScore(scores, texts, words, o), (std::vector<int32_t>{0, 1}));
-  EXPECT_EQ(JoinAndCut(texts, {0, 3}, 6), "alpha beta gamma delta\nfour five");
-}
-
-TEST(Select, OracleAndTextRank) {
-  const std::vector<std::string_view> texts = {
-      "The weather was nice today.", "Relative position attention helps long documents.",
-      "We propose clipping distances for attention.", "Lunch was served at noon."};
-  const auto chosen =
-      GreedyOracle(texts, "We propose relative position attention with clipped distances.");
-  EXPECT_EQ(chosen, (std::vector<int32_t>{1, 2}));
-  const std::vector<std::string_view> graph = {
-      "Sunny skies appeared today.", "Relative position attention helps long documents.",
-      "We propose clipped distances for relative attention.",
-      "Attention with relative positions is cheap.", "Lunch served at noon."};
-  const auto tr = TextRankScores(graph);
-  ASSERT_EQ(tr.size(), 5u);
-  for (int central : {1, 2, 3}) {  // the attention sentences support each other
-    EXPECT_GT(tr[central], tr[0]);
-    EXPECT_GT(tr[central], tr[4]);
-  }
 }
 
 }  // namespace

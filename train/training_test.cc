@@ -2,10 +2,7 @@
 // learns to rank the units the labels mark.
 #include "train/training.h"
 
-#include <torch/csrc/autograd/function.h>
 #include <torch/optim/adamw.h>
-
-#include <set>
 
 #include "gtest/gtest.h"
 #include "model/document.h"
@@ -80,98 +77,6 @@ TEST(Training, LossFallsOnATinyModel) {
         max_neg = std::max(max_neg, v);
     }
     EXPECT_GT(min_pos, max_neg) << "document " << i;
-  }
-}
-
-// Inference (eval, no autograd) runs the tiled band kernel; training runs the fused autograd
-// kernel. Both must give the same scores, for full and block-local plans, on a padded batch.
-TEST(Encoder, InferenceKernelMatchesTrainingKernel) {
-  at::manual_seed(9);
-  Architecture a{100, 32, 4, 64, 2, 1, 8, 4, kNumFeatures, 0.1, {}};
-  ExtractiveScorer m(a);
-  m->eval();
-  ModelBatch b;
-  const int64_t l = 200, s = 12;
-  b.tokens = at::randint(4, 100, {2, l}, at::kLong);
-  b.token_valid = at::ones({2, l}, at::kBool);
-  b.token_valid[1].narrow(0, 150, 50).fill_(false);
-  b.sentence_pos = (at::arange(s, at::kLong) * 12).view({1, s}).expand({2, s}).contiguous();
-  b.sentence_valid = at::ones({2, s}, at::kBool);
-  b.sentence_valid[1].narrow(0, 10, 2).fill_(false);
-  b.features = at::rand({2, s, kNumFeatures});
-  at::NoGradGuard no_grad;
-  for (const bool local : {false, true}) {
-    const AttentionPlan tp{{2, 4, 8, 8}, local, 16, AttentionImpl::kAuto};
-    const AttentionPlan sp{{4, 4, 4, 4}, local, 3, AttentionImpl::kAuto};
-    AttentionPlan tp_fused = tp, sp_fused = sp;
-    tp_fused.impl = sp_fused.impl = AttentionImpl::kFused;
-    const at::Tensor band = m->forward(b, tp, sp);
-    const at::Tensor fused = m->forward(b, tp_fused, sp_fused);
-    const at::Tensor valid = b.sentence_valid;
-    EXPECT_LT((band.index({valid}) - fused.index({valid})).abs().max().item<double>(), 1e-4)
-        << "local " << local;
-  }
-}
-
-}  // namespace
-}  // namespace rpsum::model
-
-namespace rpsum::model {
-namespace {
-
-// The number of autograd nodes that back-propagation from `t` would run.
-int64_t GraphNodes(const at::Tensor& t) {
-  std::set<const torch::autograd::Node*> seen;
-  std::vector<const torch::autograd::Node*> todo = {t.grad_fn().get()};
-  while (!todo.empty()) {
-    const torch::autograd::Node* n = todo.back();
-    todo.pop_back();
-    if (n == nullptr || !seen.insert(n).second) continue;
-    for (const auto& e : n->next_edges()) todo.push_back(e.function.get());
-  }
-  return static_cast<int64_t>(seen.size());
-}
-
-// Checkpointed token layers give the same loss and the same gradients, dropout included, and
-// keep far fewer saved activations.
-TEST(Training, GradientCheckpointingMatchesTheDirectBackward) {
-  Architecture a{100, 32, 2, 64, 2, 1, 8, 4, kNumFeatures, 0.1, {}};
-  at::manual_seed(9);
-  ExtractiveScorer m(a);
-  m->train();
-  ModelBatch b;
-  b.tokens = at::randint(4, 100, {2, 60}, at::kLong);
-  b.token_valid = at::ones({2, 60}, at::kBool);
-  b.sentence_pos = at::tensor({0, 20, 40, 0, 30, 50}, at::kLong).view({2, 3});
-  b.sentence_valid = at::ones({2, 3}, at::kBool);
-  b.features = at::rand({2, 3, kNumFeatures});
-  const at::Tensor y = at::tensor({1.f, 0.f, 0.f, 0.f, 1.f, 0.f}).view({2, 3});
-  const AttentionPlan tp{{4, 4}, true, 16, AttentionImpl::kAuto};
-  const AttentionPlan sp{{4, 4}, false, 0, AttentionImpl::kAuto};
-  int64_t nodes = 0;  // of the last run's autograd graph
-  auto run = [&](bool ckpt) {
-    m->set_checkpoint_layers(ckpt);
-    m->zero_grad();
-    at::manual_seed(77);  // same dropout masks in both runs
-    const at::Tensor loss = ExtractiveLoss(m->forward(b, tp, sp), y, b.sentence_valid, 2.0);
-    nodes = GraphNodes(loss);
-    loss.backward();
-    std::vector<at::Tensor> g;
-    for (const auto& p : m->parameters()) g.push_back(p.grad().clone());
-    return std::make_pair(loss.item<double>(), g);
-  };
-  const auto direct = run(false);
-  const int64_t direct_nodes = nodes;
-  const auto ckpt = run(true);
-  // Checkpointing must actually drop the token layers' activations: each checkpointed layer
-  // is one node of the graph (its input saved), not the dozens of nodes, each with its saved
-  // tensors, that the direct graph keeps per layer.
-  EXPECT_LE(nodes + 20 * a.token_layers, direct_nodes)
-      << "checkpointed graph " << nodes << " nodes, direct " << direct_nodes;
-  EXPECT_NEAR(direct.first, ckpt.first, 1e-6);
-  ASSERT_EQ(direct.second.size(), ckpt.second.size());
-  for (size_t i = 0; i < direct.second.size(); ++i) {
-    EXPECT_TRUE(at::allclose(direct.second[i], ckpt.second[i], 1e-4, 1e-6)) << "parameter " << i;
   }
 }
 

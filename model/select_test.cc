@@ -1,0 +1,94 @@
+#include "model/select.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "testing/word_tokenizer.h"
+
+namespace rpsum::model {
+namespace {
+
+TEST(Select, BudgetsAndTrigramBlocking) {
+  const std::vector<std::string_view> texts = {"alpha beta gamma delta", "alpha beta gamma epsilon",
+                                               "one two three", "four five six seven eight"};
+  const std::vector<int32_t> words = {4, 4, 3, 5};
+  const std::vector<float> scores = {0.9f, 0.8f, 0.7f, 0.6f};
+  SelectOptions o;
+  o.budget = {Budget::Kind::kWords, 8};
+  // Unit 1 repeats unit 0's trigram "alpha beta gamma": blocked; 0 + 2 = 7 words, 3 no longer fits.
+  EXPECT_EQ(SelectByScore(scores, texts, words, o), (std::vector<int32_t>{0, 2}));
+  o.trigram_blocking = false;
+  EXPECT_EQ(SelectByScore(scores, texts, words, o), (std::vector<int32_t>{0, 1}));
+  o.budget = {Budget::Kind::kSentences, 3};
+  EXPECT_EQ(SelectByScore(scores, texts, words, o), (std::vector<int32_t>{0, 1, 2}));
+  o.budget = {Budget::Kind::kWords, 1};  // the first unit always comes back
+  EXPECT_EQ(SelectByScore(scores, texts, words, o), (std::vector<int32_t>{0}));
+  o.budget = {Budget::Kind::kRatio, 0.5};  // 8 of 16 words
+  EXPECT_EQ(SelectByScore(scores, texts, words, o), (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(JoinAndCut(texts, {0, 3}, 6), "alpha beta gamma delta\nfour five");
+}
+
+// A prepared document and its kept units' texts, with WordTokenizer.
+struct Doc {
+  std::string text;
+  PreparedDocument prepared;
+  std::vector<std::string_view> texts;
+};
+
+Doc PrepareText(std::string text, PrepareOptions o = {}) {
+  static const testing::WordTokenizer kTokenizer;
+  Doc d;
+  d.text = std::move(text);
+  DocumentInput in;
+  in.document = d.text;
+  auto p = Prepare(in, kTokenizer, o);
+  EXPECT_TRUE(p.ok()) << p.status();
+  d.prepared = *std::move(p);
+  for (size_t i = 0; i < d.prepared.kept.size(); ++i) {
+    d.texts.push_back(d.prepared.UnitText(in, d.prepared.kept[i]));
+  }
+  return d;
+}
+
+TEST(SelectSummary, HeadingsAreChosenOnlyWhenThereIsNothingElse) {
+  const Doc d = PrepareText(
+      "# Motivation\nThe cache misses on every cold start of the service.\n"
+      "# Design\nWe keep a warm pool of workers that share one index.\n");
+  ASSERT_EQ(d.texts.size(), 4U);
+  SelectOptions o;
+  o.budget = {Budget::Kind::kWords, 100};
+  // The headings score highest, yet the summary is the two sentences.
+  EXPECT_EQ(SelectSummary(d.prepared, d.texts, {0.9f, 0.1f, 0.8f, 0.2f}, o),
+            (std::vector<int32_t>{1, 3}));
+  const Doc only = PrepareText("# Motivation\n# Design\n");
+  o.budget = {Budget::Kind::kSentences, 1};
+  EXPECT_EQ(SelectSummary(only.prepared, only.texts, {0.1f, 0.9f}, o), (std::vector<int32_t>{1}));
+}
+
+TEST(SelectSummary, ARatioCountsTheWholeInputTruncatedUnitsIncluded) {
+  std::string text;
+  for (int i = 0; i < 10; ++i) text += "Sentence number " + std::to_string(i) + " has six words.\n";
+  PrepareOptions o;
+  o.truncation = TruncationPolicy::kHead;
+  o.max_input_tokens = 40;  // keeps the first units only
+  const Doc d = PrepareText(text, o);
+  ASSERT_TRUE(d.prepared.truncated);
+  ASSERT_LT(d.texts.size(), 10U);
+  ASSERT_EQ(d.prepared.total_words, 60);
+  SelectOptions s;
+  s.trigram_blocking = false;
+  s.budget = {Budget::Kind::kRatio, 0.2};  // 12 of the input's 60 words: two units
+  const std::vector<float> scores(d.texts.size(), 0.5f);
+  EXPECT_EQ(SelectSummary(d.prepared, d.texts, scores, s).size(), 2U);
+}
+
+TEST(SelectSummary, AlwaysAtLeastOneUnit) {
+  const Doc d = PrepareText("A single sentence that is longer than the budget allows.\n");
+  SelectOptions o;
+  o.budget = {Budget::Kind::kWords, 1};
+  EXPECT_EQ(SelectSummary(d.prepared, d.texts, {0.3f}, o), (std::vector<int32_t>{0}));
+}
+
+}  // namespace
+}  // namespace rpsum::model

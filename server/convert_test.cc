@@ -1,0 +1,128 @@
+// The proto edge, table-driven: every field of SummarizeRequest that PlanRequest checks, in
+// range and out of it, and what FillSummary writes back.
+#include "server/convert.h"
+
+#include <string>
+#include <vector>
+
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+#include "testing/word_tokenizer.h"
+
+namespace rpsum::server {
+namespace {
+
+using model::Budget;
+using model::TruncationPolicy;
+
+v1::SummarizeRequest Parse(const std::string& text) {
+  v1::SummarizeRequest r;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &r)) << text;
+  return r;
+}
+
+model::ModelConfig Config() {
+  model::ModelConfig c;
+  c.architecture.max_clip_distance = 64;
+  return c;
+}
+
+struct Case {
+  const char* request;  // text format
+  const char* error;    // substring of the INVALID_ARGUMENT message, or nullptr when accepted
+  Budget::Kind kind = Budget::Kind::kWords;
+  double value = 100;
+  TruncationPolicy truncation = TruncationPolicy::kReject;
+  int priority = 2;
+};
+
+TEST(PlanRequest, EveryCheckedField) {
+  const Case cases[] = {
+      {"", "set either document or sentences"},
+      {R"(document: "x")", nullptr},
+      {R"(sentences { sentences: "a" sentences: "b" })", nullptr},
+      {R"(document: "x" max_words: 0)", "max_words must be in [1, 100000], got 0"},
+      {R"(document: "x" max_words: 100001)", "max_words must be in [1, 100000], got 100001"},
+      {R"(document: "x" max_words: 40)", nullptr, Budget::Kind::kWords, 40},
+      {R"(document: "x" max_sentences: 0)", "max_sentences must be in [1, 10000], got 0"},
+      {R"(document: "x" max_sentences: 3)", nullptr, Budget::Kind::kSentences, 3},
+      {R"(document: "x" ratio: 0)", "ratio must be in (0, 1], got 0"},
+      {R"(document: "x" ratio: 1.5)", "ratio must be in (0, 1], got 1.5"},
+      {R"(document: "x" ratio: nan)", "ratio must be in (0, 1]"},
+      {R"(document: "x" ratio: 0.25)", nullptr, Budget::Kind::kRatio, 0.25},
+      {R"(document: "x" clip_distance: 65)", "clip_distance must be at most 64"},
+      {R"(document: "x" clip_distance: 64)", nullptr},
+      {R"(document: "x" truncation: TRUNCATION_HEAD)", nullptr, Budget::Kind::kWords, 100,
+       TruncationPolicy::kHead},
+      {R"(document: "x" truncation: TRUNCATION_HEAD_AND_TAIL)", nullptr, Budget::Kind::kWords, 100,
+       TruncationPolicy::kHeadAndTail},
+      {R"(document: "x" truncation: 17)", "unknown truncation value 17"},
+      {R"(document: "x" priority: PRIORITY_HIGH)", nullptr, Budget::Kind::kWords, 100,
+       TruncationPolicy::kReject, 3},
+      {R"(document: "x" priority: PRIORITY_LOW)", nullptr, Budget::Kind::kWords, 100,
+       TruncationPolicy::kReject, 1},
+      {R"(document: "x" priority: 9)", "unknown priority value 9"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.request);
+    const auto plan = PlanRequest(Parse(c.request), Config());
+    if (c.error != nullptr) {
+      ASSERT_FALSE(plan.ok());
+      EXPECT_EQ(plan.status().code(), absl::StatusCode::kInvalidArgument);
+      EXPECT_NE(plan.status().message().find(c.error), absl::string_view::npos)
+          << plan.status().message();
+      continue;
+    }
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_EQ(plan->select.budget.kind, c.kind);
+    EXPECT_DOUBLE_EQ(plan->select.budget.value, c.value);
+    EXPECT_EQ(plan->truncation, c.truncation);
+    EXPECT_EQ(plan->priority, c.priority);
+  }
+}
+
+TEST(PlanRequest, CarriesTheInputAndFlags) {
+  auto plan = PlanRequest(
+      Parse(R"(sentences { sentences: "a" sentences: "b" } title: "T" keep_redundant: true
+               return_all_scores: true clip_distance: 8)"),
+      Config());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_TRUE(plan->input.presplit);
+  EXPECT_EQ(plan->input.sentences, (std::vector<std::string_view>{"a", "b"}));
+  EXPECT_EQ(plan->input.title, "T");
+  EXPECT_FALSE(plan->select.trigram_blocking);
+  EXPECT_TRUE(plan->return_all_scores);
+  EXPECT_EQ(plan->clip_override, 8);
+}
+
+TEST(FillSummary, SentencesPointAtTheirTextInTheDocument) {
+  const v1::SummarizeRequest request = Parse(
+      R"(document: "# Goal\nCaches miss on cold starts. We keep a warm pool.\nLogs rotate daily."
+         max_sentences: 2 return_all_scores: true)");
+  auto plan = PlanRequest(request, Config());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const model::testing::WordTokenizer tok;
+  auto doc = model::Prepare(plan->input, tok, {});
+  ASSERT_TRUE(doc.ok()) << doc.status();
+  ASSERT_EQ(doc->kept.size(), 4U);  // heading, two sentences, one line
+  model::DocumentScores scores{{0.9f, 0.2f, 0.7f, 0.5f}, 8, true};
+  v1::SummarizeResponse out;
+  FillSummary(*plan, *doc, scores, &out);
+  ASSERT_EQ(out.sentences_size(), 2);  // the heading is structure, not content
+  EXPECT_EQ(out.sentences(0).index(), 2U);
+  EXPECT_EQ(out.sentences(1).index(), 3U);
+  for (const v1::Sentence& s : out.sentences()) {
+    EXPECT_EQ(request.document().substr(s.begin(), s.end() - s.begin()), s.text());
+  }
+  EXPECT_FLOAT_EQ(out.sentences(0).score(), 0.7f);
+  EXPECT_EQ(out.summary(), "We keep a warm pool.\nLogs rotate daily.");
+  EXPECT_EQ(out.clip_distance(), 8U);
+  EXPECT_EQ(out.attention_mode(), v1::ATTENTION_MODE_LOCAL);
+  EXPECT_EQ(out.input_sentences(), 4U);
+  EXPECT_FALSE(out.truncated());
+  ASSERT_EQ(out.scores_size(), 4);
+  EXPECT_FLOAT_EQ(out.scores(0), 0.9f);
+}
+
+}  // namespace
+}  // namespace rpsum::server
