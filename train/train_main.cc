@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -319,6 +320,54 @@ bool EndEpoch(const ModelConfig& config, ExtractiveScorer& model, const Data& da
   return false;
 }
 
+// The loss average and throughput of the progress lines.
+struct StepLog {
+  double loss_ema = -1;
+  int64_t tokens = 0;
+  Clock::time_point window_start = Clock::now();
+
+  void Add(double loss, int64_t step, int64_t total_steps, int epoch, double lr, int64_t k) {
+    loss_ema = loss_ema < 0 ? loss : 0.95 * loss_ema + 0.05 * loss;
+    if (step % 10 != 0 && step != total_steps) return;
+    const double dt = Seconds(window_start, Clock::now());
+    std::printf("step %lld/%lld epoch %d loss %.4f lr %.2e k %lld tokens/s %.0f ETA %.0f min\n",
+                static_cast<long long>(step), static_cast<long long>(total_steps), epoch + 1,
+                loss_ema, lr, static_cast<long long>(k),
+                static_cast<double>(tokens) / std::max(dt, 1e-9),
+                dt / 10 * static_cast<double>(total_steps - step) / 60);
+    std::fflush(stdout);
+    tokens = 0;
+    window_start = Clock::now();
+  }
+};
+
+// The rest of epoch `epoch` from progress->step (a resumed run starts mid-epoch), saving every
+// --checkpoint_every steps. Returns false when --time_limit_min ran out (state saved).
+bool RunEpoch(const ModelConfig& config, ExtractiveScorer& model, torch::optim::AdamW& opt,
+              const std::vector<TrainDoc>& docs, const std::vector<std::vector<size_t>>& batches,
+              int32_t pad, int epoch, int64_t total_steps, Clock::time_point t0,
+              const std::function<void()>& save, Progress* progress, StepLog* log) {
+  const int64_t steps_per_epoch = static_cast<int64_t>(batches.size());
+  const std::vector<size_t> order = EpochOrder(batches.size(), absl::GetFlag(FLAGS_seed), epoch);
+  const double time_limit = absl::GetFlag(FLAGS_time_limit_min) * 60;
+  for (int64_t pos = progress->step % steps_per_epoch;
+       pos < steps_per_epoch && progress->step < total_steps; ++pos) {
+    const double lr = LearningRate(progress->step, absl::GetFlag(FLAGS_warmup), total_steps,
+                                   absl::GetFlag(FLAGS_lr));
+    int64_t k = 0;
+    const double loss = TrainStep(config, model, opt, docs, batches[order[pos]], pad,
+                                  progress->step, lr, &log->tokens, &k);
+    const int64_t step = ++progress->step;
+    log->Add(loss, step, total_steps, epoch, lr, k);
+    if (step % absl::GetFlag(FLAGS_checkpoint_every) == 0) save();
+    if (time_limit > 0 && Seconds(t0, Clock::now()) > time_limit) {
+      save();
+      return false;
+    }
+  }
+  return true;
+}
+
 int Fail(const std::string& what, const absl::Status& s) {
   std::fprintf(stderr, "rpsum-train: %s: %s\n", what.c_str(), s.ToString().c_str());
   return 1;
@@ -373,45 +422,18 @@ int Run() {
   };
 
   const int32_t pad = tokenizer->pad_id();
-  const double time_limit = absl::GetFlag(FLAGS_time_limit_min) * 60;
-  double loss_ema = -1;
-  int64_t tokens_seen = 0;
-  auto window_start = Clock::now();
   std::printf("training: %lld steps per epoch, %d epochs at most, %lld steps\n",
               static_cast<long long>(steps_per_epoch), epochs, static_cast<long long>(total_steps));
   std::fflush(stdout);
+  StepLog log;
   while (progress.step < total_steps) {
     const int epoch = static_cast<int>(progress.step / steps_per_epoch);
-    const std::vector<size_t> order = EpochOrder(batches.size(), absl::GetFlag(FLAGS_seed), epoch);
     model->train();
-    for (int64_t pos = progress.step % steps_per_epoch;
-         pos < steps_per_epoch && progress.step < total_steps; ++pos) {
-      const double lr = LearningRate(progress.step, absl::GetFlag(FLAGS_warmup), total_steps,
-                                     absl::GetFlag(FLAGS_lr));
-      int64_t k = 0;
-      const double l = TrainStep(config, model, opt, data->docs, batches[order[pos]], pad,
-                                 progress.step, lr, &tokens_seen, &k);
-      const int64_t step = ++progress.step;
-      loss_ema = loss_ema < 0 ? l : 0.95 * loss_ema + 0.05 * l;
-      if (step % 10 == 0 || step == total_steps) {
-        const double dt = Seconds(window_start, Clock::now());
-        std::printf("step %lld/%lld epoch %d loss %.4f lr %.2e k %lld tokens/s %.0f ETA %.0f min\n",
-                    static_cast<long long>(step), static_cast<long long>(total_steps), epoch + 1,
-                    loss_ema, lr, static_cast<long long>(k),
-                    static_cast<double>(tokens_seen) / std::max(dt, 1e-9),
-                    dt / 10 * static_cast<double>(total_steps - step) / 60);
-        std::fflush(stdout);
-        tokens_seen = 0;
-        window_start = Clock::now();
-      }
-      if (step % absl::GetFlag(FLAGS_checkpoint_every) == 0) save();
-      if (time_limit > 0 && Seconds(t0, Clock::now()) > time_limit) {
-        save();
-        std::printf(
-            "time limit reached at step %lld; state saved, run the same command to resume\n",
-            static_cast<long long>(step));
-        return 3;
-      }
+    if (!RunEpoch(config, model, opt, data->docs, batches, pad, epoch, total_steps, t0, save,
+                  &progress, &log)) {
+      std::printf("time limit reached at step %lld; state saved, run the same command to resume\n",
+                  static_cast<long long>(progress.step));
+      return 3;
     }
     // End of an epoch (or of the step budget): validate, keep the best.
     if (progress.step % steps_per_epoch == 0 || progress.step == total_steps) {
