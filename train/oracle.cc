@@ -1,5 +1,5 @@
 // Training labels and the extractive reference points of evaluation: the greedy ROUGE oracle,
-// TextRank, and the labels the trainer fits (docs/design.md, section 5). Torch-free.
+// TextRank, and the labels the trainer fits (docs/design.md, section 3). Torch-free.
 #include "train/oracle.h"
 
 #include <algorithm>

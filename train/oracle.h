@@ -1,5 +1,5 @@
 // Training labels and the extractive reference points of evaluation: the greedy ROUGE oracle,
-// TextRank, and the labels the trainer fits (docs/design.md, section 5). Torch-free.
+// TextRank, and the labels the trainer fits (docs/design.md, section 3). Torch-free.
 #ifndef RPSUM_TRAIN_ORACLE_H_
 #define RPSUM_TRAIN_ORACLE_H_
 
@@ -18,7 +18,7 @@ std::vector<int32_t> GreedyOracle(const std::vector<std::string_view>& texts,
 // Training targets for the kept units: 1 for units of `oracle`, 0 otherwise, mixed with a soft
 // salience: label = (1 - soft) * in_oracle + soft * g / max g, where g is a unit's ROUGE-1 F1 +
 // ROUGE-2 F1 against `reference` alone. soft = 0 gives the binary greedy-oracle labels; soft > 0
-// credits the near-misses a single greedy oracle labels 0 (docs/design.md, section 5).
+// credits the near-misses a single greedy oracle labels 0 (docs/design.md, section 3).
 std::vector<float> TrainingLabels(const std::vector<std::string_view>& texts,
                                   std::string_view reference, const std::vector<int32_t>& oracle,
                                   double soft);

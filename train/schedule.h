@@ -1,7 +1,7 @@
 // The trainer's bookkeeping, torch-free so it is tested on its own (schedule_test.cc): batches
 // of similar length under a token budget, the learning-rate schedule, the per-epoch order, the
 // clip distance a step trains with, and the resumable progress record (docs/design.md,
-// section 5).
+// section 3).
 #ifndef RPSUM_TRAIN_SCHEDULE_H_
 #define RPSUM_TRAIN_SCHEDULE_H_
 
