@@ -50,8 +50,8 @@ bool SecretsEqual(const std::string& a, const std::string& b) {
 // One RPC in flight. Owned by a shared_ptr held by the tasks that may still touch it.
 struct SummarizerService::Call {
   std::string method;
-  grpc::CallbackServerContext* ctx;
-  grpc::ServerUnaryReactor* reactor;
+  CallInfo info;
+  Done done;
   const v1::SummarizeRequest* request = nullptr;
   v1::SummarizeResponse* response = nullptr;
   v1::EstimateResponse* estimate = nullptr;
@@ -85,14 +85,11 @@ model::PrepareOptions SummarizerService::prepare_options(model::TruncationPolicy
   return o;
 }
 
-absl::Status SummarizerService::Admit(grpc::CallbackServerContext* ctx) {
+absl::Status SummarizerService::Admit(const CallInfo& info) const {
   if (!options_.auth_token.empty()) {
-    const auto& md = ctx->client_metadata();
-    auto it = md.find("authorization");
-    const std::string presented =
-        it == md.end() ? "" : std::string(it->second.data(), it->second.size());
+    const std::string presented = info.authorization.value_or("");
     const std::string expected = "Bearer " + options_.auth_token;
-    if (it == md.end()) {
+    if (!info.authorization.has_value()) {
       return absl::UnauthenticatedError(
           "this server requires a token: send metadata 'authorization: Bearer <token>'");
     }
@@ -113,25 +110,24 @@ void SummarizerService::Finish(Call* call, const absl::Status& status) {
     metrics_->OnRequest(call->method, absl::StatusCodeToString(status.code()), seconds);
     if (!status.ok()) metrics_->OnFailure(ReasonFor(status.code()));
   }
-  if (status.code() == absl::StatusCode::kResourceExhausted) {
-    call->ctx->AddTrailingMetadata(
-        "retry-after-ms",
-        std::to_string(absl::ToInt64Milliseconds(scheduler_->PredictedQueueWait()) + 100));
-  }
   --in_flight_;
-  call->reactor->Finish(ToGrpcStatus(status));
+  call->done(status);
+}
+
+int64_t SummarizerService::RetryAfterMs() const {
+  return absl::ToInt64Milliseconds(scheduler_->PredictedQueueWait()) + 100;
 }
 
 std::shared_ptr<SummarizerService::Call> SummarizerService::Begin(
-    const char* method, grpc::CallbackServerContext* ctx, const v1::SummarizeRequest* request) {
+    const char* method, CallInfo info, const v1::SummarizeRequest* request, Done done) {
   auto call = std::make_shared<Call>();
   call->method = method;
-  call->ctx = ctx;
-  call->reactor = ctx->DefaultReactor();
+  call->info = std::move(info);
+  call->done = std::move(done);
   call->request = request;
   call->start = clock_->Now();
   ++in_flight_;
-  absl::Status admit = Admit(ctx);
+  absl::Status admit = Admit(call->info);
   if (admit.ok() && request != nullptr) {
     absl::StatusOr<RequestPlan> plan = PlanRequest(*request, model_->description().config);
     if (plan.ok()) {
@@ -147,7 +143,7 @@ std::shared_ptr<SummarizerService::Call> SummarizerService::Begin(
 void SummarizerService::PrepareThen(const std::shared_ptr<Call>& call,
                                     std::function<void(const std::shared_ptr<Call>&)> then) {
   const bool queued = pool_->Schedule([this, call, then = std::move(then)] {
-    if (call->ctx->IsCancelled()) {
+    if (call->info.cancelled && call->info.cancelled()) {
       Finish(call.get(), absl::CancelledError("the client cancelled the request"));
       return;
     }
@@ -174,17 +170,16 @@ void SummarizerService::PrepareThen(const std::shared_ptr<Call>& call,
   }
 }
 
-grpc::ServerUnaryReactor* SummarizerService::Summarize(grpc::CallbackServerContext* ctx,
-                                                       const v1::SummarizeRequest* request,
-                                                       v1::SummarizeResponse* response) {
-  std::shared_ptr<Call> call = Begin("Summarize", ctx, request);
+void SummarizerService::HandleSummarize(CallInfo info, const v1::SummarizeRequest* request,
+                                        v1::SummarizeResponse* response, Done done) {
+  std::shared_ptr<Call> call = Begin("Summarize", std::move(info), request, std::move(done));
   call->response = response;
-  if (call->finished) return call->reactor;
+  if (call->finished) return;
   // Shed before preparing when the queue is already past its limits, so that overload costs
   // no preparation work (the scheduler checks again, with this request's cost, on Submit).
   if (absl::Status capacity = scheduler_->Precheck(); !capacity.ok()) {
     Finish(call.get(), capacity);
-    return call->reactor;
+    return;
   }
   PrepareThen(call, [this](const std::shared_ptr<Call>& call) {
     const auto& config = model_->description().config;
@@ -194,8 +189,8 @@ grpc::ServerUnaryReactor* SummarizerService::Summarize(grpc::CallbackServerConte
     job.k = call->k;
     job.cost = model::AttentionCost(config, tokens);
     job.priority = call->plan.priority;
-    job.deadline = Deadline(call->ctx);
-    job.cancelled = [call] { return call->ctx->IsCancelled(); };
+    job.deadline = call->info.deadline;
+    job.cancelled = [call] { return call->info.cancelled && call->info.cancelled(); };
     job.done = [this, call](absl::StatusOr<model::DocumentScores> scores, const BatchInfo& info) {
       if (!scores.ok()) {
         Finish(call.get(), scores.status());
@@ -218,15 +213,13 @@ grpc::ServerUnaryReactor* SummarizerService::Summarize(grpc::CallbackServerConte
     const absl::Status submitted = scheduler_->Submit(std::move(job));
     if (!submitted.ok()) Finish(call.get(), submitted);
   });
-  return call->reactor;
 }
 
-grpc::ServerUnaryReactor* SummarizerService::Estimate(grpc::CallbackServerContext* ctx,
-                                                      const v1::SummarizeRequest* request,
-                                                      v1::EstimateResponse* response) {
-  std::shared_ptr<Call> call = Begin("Estimate", ctx, request);
+void SummarizerService::HandleEstimate(CallInfo info, const v1::SummarizeRequest* request,
+                                       v1::EstimateResponse* response, Done done) {
+  std::shared_ptr<Call> call = Begin("Estimate", std::move(info), request, std::move(done));
   call->estimate = response;
-  if (call->finished) return call->reactor;
+  if (call->finished) return;
   PrepareThen(call, [this](const std::shared_ptr<Call>& call) {
     const auto& config = model_->description().config;
     const int64_t tokens = call->prepared.num_tokens();
@@ -237,16 +230,12 @@ grpc::ServerUnaryReactor* SummarizerService::Estimate(grpc::CallbackServerContex
         static_cast<uint64_t>(absl::ToInt64Microseconds(scheduler_->PredictedQueueWait())));
     Finish(call.get(), absl::OkStatus());
   });
-  return call->reactor;
 }
 
-grpc::ServerUnaryReactor* SummarizerService::GetModelInfo(grpc::CallbackServerContext* ctx,
-                                                          const v1::GetModelInfoRequest*,
-                                                          v1::ModelInfo* out) {
-  std::shared_ptr<Call> call = Begin("GetModelInfo", ctx, nullptr);
-  if (call->finished) return call->reactor;
-  const absl::Status admit = absl::OkStatus();
-  if (admit.ok()) {
+void SummarizerService::HandleModelInfo(CallInfo info, v1::ModelInfo* out, Done done) {
+  std::shared_ptr<Call> call = Begin("GetModelInfo", std::move(info), nullptr, std::move(done));
+  if (call->finished) return;
+  {
     const auto& d = model_->description();
     const auto& a = d.config.architecture;
     FillModelIdentity(d, out->mutable_model());
@@ -269,8 +258,58 @@ grpc::ServerUnaryReactor* SummarizerService::GetModelInfo(grpc::CallbackServerCo
     out->set_server_version(options_.server_version);
     out->set_torch_version(d.torch_version);
   }
-  Finish(call.get(), admit);
-  return call->reactor;
+  Finish(call.get(), absl::OkStatus());
+}
+
+// gRPC: the metadata and context become a CallInfo; the answer finishes the reactor, with a
+// `retry-after-ms` trailer on RESOURCE_EXHAUSTED.
+namespace {
+
+CallInfo InfoFrom(grpc::CallbackServerContext* ctx) {
+  CallInfo info;
+  const auto& md = ctx->client_metadata();
+  if (auto it = md.find("authorization"); it != md.end()) {
+    info.authorization = std::string(it->second.data(), it->second.size());
+  }
+  info.deadline = Deadline(ctx);
+  info.cancelled = [ctx] { return ctx->IsCancelled(); };
+  return info;
+}
+
+}  // namespace
+
+Done SummarizerService::GrpcDone(grpc::CallbackServerContext* ctx,
+                                 grpc::ServerUnaryReactor* reactor) {
+  return [this, ctx, reactor](const absl::Status& status) {
+    if (status.code() == absl::StatusCode::kResourceExhausted) {
+      ctx->AddTrailingMetadata("retry-after-ms", std::to_string(RetryAfterMs()));
+    }
+    reactor->Finish(ToGrpcStatus(status));
+  };
+}
+
+grpc::ServerUnaryReactor* SummarizerService::Summarize(grpc::CallbackServerContext* ctx,
+                                                       const v1::SummarizeRequest* request,
+                                                       v1::SummarizeResponse* response) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  HandleSummarize(InfoFrom(ctx), request, response, GrpcDone(ctx, reactor));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* SummarizerService::Estimate(grpc::CallbackServerContext* ctx,
+                                                      const v1::SummarizeRequest* request,
+                                                      v1::EstimateResponse* response) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  HandleEstimate(InfoFrom(ctx), request, response, GrpcDone(ctx, reactor));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* SummarizerService::GetModelInfo(grpc::CallbackServerContext* ctx,
+                                                          const v1::GetModelInfoRequest*,
+                                                          v1::ModelInfo* response) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  HandleModelInfo(InfoFrom(ctx), response, GrpcDone(ctx, reactor));
+  return reactor;
 }
 
 }  // namespace rpsum::server

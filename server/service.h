@@ -7,8 +7,11 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "base/clock.h"
 #include "base/thread_pool.h"
 #include "model/document.h"
@@ -29,6 +32,16 @@ struct ServiceOptions {
   std::string server_version;  // GetModelInfo reports it (rpsum-server: project(VERSION))
 };
 
+// A request as any transport (gRPC, HTTP) presents it.
+struct CallInfo {
+  std::optional<std::string> authorization;  // the `authorization` header; nullopt: absent
+  absl::Time deadline = absl::InfiniteFuture();
+  std::function<bool()> cancelled;  // empty: never cancelled
+};
+
+// Runs exactly once per request, on any thread, after the response is filled (when OK).
+using Done = std::function<void(const absl::Status&)>;
+
 class SummarizerService final : public v1::Summarizer::CallbackService {
  public:
   // None of the pointers is owned; all outlive the service. `metrics` may be null.
@@ -45,6 +58,18 @@ class SummarizerService final : public v1::Summarizer::CallbackService {
                                          const v1::GetModelInfoRequest* request,
                                          v1::ModelInfo* response) override;
 
+  // The same three methods for any transport (the gRPC methods above and server/http.cc call
+  // these): auth, draining, validation, preparation on the pool, the scheduler, metrics.
+  // `request` and `response` must stay valid until `done` runs. Never blocks.
+  void HandleSummarize(CallInfo info, const v1::SummarizeRequest* request,
+                       v1::SummarizeResponse* response, Done done);
+  void HandleEstimate(CallInfo info, const v1::SummarizeRequest* request,
+                      v1::EstimateResponse* response, Done done);
+  void HandleModelInfo(CallInfo info, v1::ModelInfo* response, Done done);
+
+  // What a RESOURCE_EXHAUSTED answer suggests as a retry delay (the predicted queue wait).
+  int64_t RetryAfterMs() const;
+
   // From now on new requests get UNAVAILABLE. Thread-safe.
   void StartDraining();
   // Requests accepted and not yet answered. Thread-safe.
@@ -55,16 +80,17 @@ class SummarizerService final : public v1::Summarizer::CallbackService {
  private:
   struct Call;
   // Returns OK, or the status to answer at once (auth, draining).
-  absl::Status Admit(grpc::CallbackServerContext* ctx);
-  // Starts an RPC: counts it in flight, checks auth and draining, plans the request (if any).
+  absl::Status Admit(const CallInfo& info) const;
+  // Starts a call: counts it in flight, checks auth and draining, plans the request (if any).
   // On failure the call is already finished (call->finished).
-  std::shared_ptr<Call> Begin(const char* method, grpc::CallbackServerContext* ctx,
-                              const v1::SummarizeRequest* request);
+  std::shared_ptr<Call> Begin(const char* method, CallInfo info,
+                              const v1::SummarizeRequest* request, Done done);
   // On the preparation pool: prepares the call's input and picks k, then runs `then`; answers
   // the call itself on cancellation, preparation errors or a full pool.
   void PrepareThen(const std::shared_ptr<Call>& call,
                    std::function<void(const std::shared_ptr<Call>&)> then);
   void Finish(Call* call, const absl::Status& status);
+  Done GrpcDone(grpc::CallbackServerContext* ctx, grpc::ServerUnaryReactor* reactor);
 
   const ServiceOptions options_;
   model::Summarizer* const model_;
