@@ -27,8 +27,8 @@
 #include "absl/time/clock.h"
 #include "base/files.h"
 #include "model/summarizer.h"
+#include "server/http.h"
 #include "server/metrics.h"
-#include "server/metrics_http.h"
 #include "server/scheduler/scheduler.h"
 #include "server/service.h"
 
@@ -37,7 +37,9 @@ ABSL_FLAG(std::string, listen, "127.0.0.1:50051",
 ABSL_FLAG(std::string, health_listen, "127.0.0.1:50052",
           "health-only gRPC address (no auth), for probes; empty: none");
 ABSL_FLAG(std::string, metrics_listen, "127.0.0.1:9464",
-          "Prometheus metrics address (/metrics); empty: none");
+          "HTTP address: /metrics, /healthz, /readyz and the HTTP/JSON API (/v1/...); "
+          "empty: none");
+ABSL_FLAG(int, http_threads, 16, "HTTP connections served at once (each has read timeouts)");
 ABSL_FLAG(std::string, model_dir, "models/rpsum-ext", "checkpoint directory");
 ABSL_FLAG(std::string, device, "auto", "auto, cpu, cuda or cuda:N");
 ABSL_FLAG(int, threads, 0, "LibTorch intra-op threads (0: one per core)");
@@ -285,14 +287,6 @@ int Main() {
 
   Metrics metrics({kVersion, d.torch_version, d.device});
   std::shared_ptr<prometheus::Collectable> process = MakeProcessCollector();
-  std::unique_ptr<MetricsHttpServer> metrics_http;
-  if (!absl::GetFlag(FLAGS_metrics_listen).empty()) {
-    auto m = MetricsHttpServer::Start(absl::GetFlag(FLAGS_metrics_listen),
-                                      {metrics.registry(), process});
-    if (!m.ok()) return Fail(m.status(), 2);
-    metrics_http = *std::move(m);
-  }
-
   const SchedulerOptions so = SchedulerOptionsFromFlags(d.device == "cpu", spc);
   metrics.SetQueueLimits(so.max_queue_requests, so.max_queue_cost);
   std::vector<model::Summarizer*> worker_models;
@@ -303,12 +297,28 @@ int Main() {
   const ServiceOptions opts = ServiceOptionsFromFlags(*token);
   SummarizerService service(opts, primary, &scheduler, &pool, &metrics, Clock::Real());
 
+  std::atomic<bool> ready{false};
+  std::unique_ptr<HttpServer> http;
+  if (!absl::GetFlag(FLAGS_metrics_listen).empty()) {
+    HttpOptions ho;
+    ho.listen = absl::GetFlag(FLAGS_metrics_listen);
+    ho.threads = absl::GetFlag(FLAGS_http_threads);
+    // A JSON body carries the document escaped: room for it, and 413 past that.
+    ho.max_body_bytes = opts.max_document_bytes + opts.max_document_bytes / 10 + (64U << 10);
+    auto h = HttpServer::Start(ho, &service, {metrics.registry(), process},
+                               [&ready] { return ready.load(); });
+    if (!h.ok()) return Fail(h.status(), 2);
+    http = *std::move(h);
+  }
+
   bool tls = false;
   auto server = StartApiServer(&service, opts.max_document_bytes, &tls);
   if (!server.ok()) return Fail(server.status(), 2);
   SetReady(health_server->get(), true);
+  ready = true;
   std::fprintf(stderr,
-               "rpsum-server: serving on %s (%s%s), health on %s, metrics on http://%s/metrics\n",
+               "rpsum-server: serving on %s (%s%s), health on %s, HTTP (/metrics, /v1/...) on "
+               "http://%s\n",
                absl::GetFlag(FLAGS_listen).c_str(), tls ? "TLS" : "plaintext",
                token->empty() ? "" : ", token required", absl::GetFlag(FLAGS_health_listen).c_str(),
                absl::GetFlag(FLAGS_metrics_listen).c_str());
@@ -317,6 +327,7 @@ int Main() {
   sigwait(&signals, &sig);
   std::fprintf(stderr, "rpsum-server: %s: draining (up to %d s)\n", strsignal(sig),
                absl::GetFlag(FLAGS_drain_timeout_s));
+  ready = false;
   Drain(service, scheduler, metrics, server->get(), health_server->get());
   std::fprintf(stderr, "rpsum-server: drained (%d requests unanswered), bye\n",
                service.in_flight());
