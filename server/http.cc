@@ -276,7 +276,18 @@ struct HttpServer::Impl {
       state->request = *std::move(parsed);
     }
     std::future<absl::Status> result = state->done.get_future();
-    call(InfoFrom(req), state.get(), [state](const absl::Status& s) { state->done.set_value(s); });
+    CallInfo info = InfoFrom(req);
+    const absl::Time deadline = info.deadline;
+    call(std::move(info), state.get(),
+         [state](const absl::Status& s) { state->done.set_value(s); });
+    // The deadline holds here as gRPC's does at its transport: a request still queued or
+    // running when it passes is answered 504 now (the scheduler drops it when it comes up;
+    // `state` lives until the service is done with it).
+    if (deadline != absl::InfiniteFuture() &&
+        result.wait_until(absl::ToChronoTime(deadline)) == std::future_status::timeout) {
+      SetError(res, absl::DeadlineExceededError("the deadline (X-Timeout-Ms) passed"), 0);
+      return;
+    }
     const absl::Status s = result.get();
     if (!s.ok()) {
       SetError(res, s, service->RetryAfterMs());
@@ -375,6 +386,9 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
   }
   Impl* raw = impl.get();
   impl->thread = std::thread([raw] { raw->server.listen_after_bind(); });
+  // Until the loop runs, stop() is a no-op (httplib checks is_running), so a server destroyed
+  // right away would leave its thread in accept() forever: wait for it.
+  while (!impl->server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
 }
 

@@ -5,6 +5,9 @@
 // the fake model that can be held, since a real forward pass cannot be paused.
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -20,7 +23,9 @@
 #include "model/summarizer.h"
 #include "model/tokenizer.h"
 #include "model/torch/checkpoint.h"
+#include "nlohmann/json.hpp"
 #include "prometheus/metric_family.h"
+#include "server/http.h"
 #include "server/service.h"
 #include "testing/fake_summarizer.h"
 
@@ -80,6 +85,8 @@ struct ServerParts {
   std::unique_ptr<SummarizerService> service;
   std::unique_ptr<grpc::Server> server;
   int port = 0;
+  std::atomic<bool> ready{true};
+  std::unique_ptr<HttpServer> http;  // the same service over HTTP/JSON
 };
 
 struct ServerSetup {
@@ -121,6 +128,16 @@ std::unique_ptr<ServerParts> StartServer(ServerSetup s) {
   b.SetMaxReceiveMessageSize(static_cast<int>(s.service.max_document_bytes + (1 << 20)));
   p->server = b.BuildAndStart();
   p->server->GetHealthCheckService()->SetServingStatus(true);
+  HttpOptions ho;
+  ho.listen = "127.0.0.1:0";
+  ho.threads = 8;
+  ho.read_timeout = absl::Seconds(2);
+  ho.max_body_bytes = s.service.max_document_bytes + (64U << 10);
+  ServerParts* raw = p.get();
+  auto http = HttpServer::Start(ho, p->service.get(), {p->metrics->registry()},
+                                [raw] { return raw->ready.load(); });
+  EXPECT_TRUE(http.ok()) << http.status();
+  if (http.ok()) p->http = *std::move(http);
   return p;
 }
 
@@ -634,6 +651,199 @@ TEST(Server, AnswersDoNotDependOnTheBatch) {
           << "sentence " << i << " of " << batched->input_tokens() << " tokens";
     }
   }
+}
+#endif  // RPSUM_SPM_NO_DEEPBIND
+
+// ---- HTTP/JSON (server/http.h) ----
+
+httplib::Client Http(const ServerParts& s) {
+  httplib::Client c("127.0.0.1", s.http->port());
+  c.set_read_timeout(30, 0);
+  return c;
+}
+
+nlohmann::json Body(const httplib::Result& r) {
+  return r ? nlohmann::json::parse(r->body, nullptr, false) : nlohmann::json();
+}
+
+TEST(Http, EveryEndpoint) {
+  ServerSetup setup;
+  setup.fake = true;
+  auto s = StartServer(setup);
+  ASSERT_NE(s, nullptr);
+  auto c = Http(*s);
+  auto r = c.Get("/healthz");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(c.Get("/readyz")->status, 200);
+  s->ready = false;
+  EXPECT_EQ(c.Get("/readyz")->status, 503);
+  EXPECT_EQ(c.Get("/healthz")->status, 200);  // liveness is not readiness
+  s->ready = true;
+
+  r = c.Get("/v1/model");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->body;
+  EXPECT_TRUE(Body(r).contains("limits")) << r->body;
+
+  const std::string doc =
+      "A first sentence about queues. A second one about batches.\n"
+      "A third sentence on its own line.";
+  r = c.Post(
+      "/v1/summarize",
+      nlohmann::json({{"document", doc}, {"maxSentences", 2}, {"returnAllScores", true}}).dump(),
+      "application/json");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  auto j = Body(r);
+  ASSERT_EQ(j["sentences"].size(), 2U) << r->body;
+  for (const auto& sent : j["sentences"]) {
+    // Offsets (uint64: JSON strings in the proto mapping) point at the sentence's text.
+    const size_t b = std::stoull(sent["begin"].get<std::string>());
+    const size_t e = std::stoull(sent["end"].get<std::string>());
+    EXPECT_EQ(doc.substr(b, e - b), sent["text"].get<std::string>());
+  }
+  EXPECT_EQ(j["scores"].size(), 3U);
+
+  // A plain body with the options in the query string (curl --data-binary sends a form type).
+  r = c.Post("/v1/summarize?max_sentences=1&title=Queues", doc,
+             "application/x-www-form-urlencoded");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(Body(r)["sentences"].size(), 1U);
+
+  r = c.Post("/v1/estimate", doc, "text/plain");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_GT(std::stoll(Body(r)["cost"].get<std::string>()), 0);
+
+  r = c.Get("/metrics");
+  ASSERT_TRUE(r);
+  EXPECT_NE(r->body.find("rpsum_requests_total{code=\"OK\",method=\"Summarize\"} 2"),
+            std::string::npos)
+      << r->body.substr(0, 2000);
+}
+
+TEST(Http, EveryErrorClass) {
+  ServerSetup setup = HeldFake(2);
+  setup.service.auth_token = "s3cret";
+  setup.service.max_document_bytes = 1 << 20;
+  auto s = StartServer(setup);
+  ASSERT_NE(s, nullptr);
+  auto c = Http(*s);
+  const httplib::Headers auth = {{"Authorization", "Bearer s3cret"}};
+  auto expect = [](const httplib::Result& r, int status, const std::string& code,
+                   const std::string& words) {
+    ASSERT_TRUE(r) << "no answer (" << httplib::to_string(r.error()) << "), want " << status;
+    EXPECT_EQ(r->status, status) << r->body;
+    const auto j = nlohmann::json::parse(r->body, nullptr, false);
+    ASSERT_TRUE(j.contains("error")) << r->body;
+    EXPECT_EQ(j["error"]["code"], code) << r->body;
+    EXPECT_NE(j["error"]["message"].get<std::string>().find(words), std::string::npos) << r->body;
+  };
+  expect(c.Post("/v1/summarize", "A document.", "text/plain"), 401, "UNAUTHENTICATED",
+         "requires a token");
+  expect(c.Post("/v1/summarize", {{"Authorization", "Bearer wrong"}}, "A document.", "text/plain"),
+         401, "UNAUTHENTICATED", "not valid");
+  expect(c.Post("/v1/summarize", auth, "{\"document\": \"x\",", "application/json"), 400,
+         "INVALID_ARGUMENT", "line 1, column");
+  expect(c.Post("/v1/summarize", auth, R"({"document": 7})", "application/json"), 400,
+         "INVALID_ARGUMENT", "'document' must be a JSON string");
+  expect(c.Post("/v1/summarize", auth, R"({"document": "x", "maxWords": 0})", "application/json"),
+         400, "INVALID_ARGUMENT", "max_words must be in [1, 100000]");
+  expect(
+      c.Post("/v1/summarize", auth, R"({"document": "x", "noSuchField": 1})", "application/json"),
+      400, "INVALID_ARGUMENT", "noSuchField");
+  expect(c.Post("/v1/summarize?max_words=lots", auth, "A document.", "text/plain"), 400,
+         "INVALID_ARGUMENT", "max_words=lots");
+  expect(c.Post("/v1/summarize", auth, std::string(2 << 20, 'a'), "text/plain"), 413,
+         "RESOURCE_EXHAUSTED", "larger than");
+  expect(c.Get("/v1/nothing"), 404, "NOT_FOUND", "no such endpoint");
+
+  // 429 with Retry-After, and 504 for a deadline that passes in the queue.
+  s->fake.Block();
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  auto held = [&] {
+    auto h = Http(*s);
+    auto r = h.Post("/v1/summarize", auth, "A held request.", "text/plain");
+    EXPECT_TRUE(r && r->status == 200)
+        << (r ? r->body : "no answer: " + httplib::to_string(r.error()));
+    ok += r && r->status == 200;
+  };
+  threads.emplace_back(held);
+  ASSERT_TRUE(WaitFor([&] { return s->scheduler->running_requests() == 1; }));
+  threads.emplace_back(held);
+  ASSERT_TRUE(WaitFor([&] { return s->scheduler->queued_requests() == 1; }));
+  httplib::Headers quick = auth;
+  quick.emplace("X-Timeout-Ms", "200");
+  expect(c.Post("/v1/summarize", quick, "Expires while queued.", "text/plain"), 504,
+         "DEADLINE_EXCEEDED", "");
+  // The expired request stays in the queue until a worker looks at it: the queue is full.
+  ASSERT_EQ(s->scheduler->queued_requests(), 2);
+  auto full = c.Post("/v1/summarize", auth, "One too many.", "text/plain");
+  expect(full, 429, "RESOURCE_EXHAUSTED", "max_queue_requests");
+  EXPECT_TRUE(full && full->has_header("Retry-After"));
+  s->fake.Unblock();
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok.load(), 2);
+  EXPECT_EQ(s->fake.order().size(), 2U);  // the expired request never reached the model
+
+  s->service->StartDraining();
+  expect(c.Post("/v1/summarize", auth, "While draining.", "text/plain"), 503, "UNAVAILABLE",
+         "draining");
+}
+
+// A client that sends half a request and stops holds one connection thread; scrapes and
+// summaries on other connections keep being answered.
+TEST(Http, AStuckClientBlocksNothingElse) {
+  ServerSetup setup;
+  setup.fake = true;
+  auto s = StartServer(setup);
+  ASSERT_NE(s, nullptr);
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(s->http->port()));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  const std::string partial = "POST /v1/summarize HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n";
+  ASSERT_EQ(send(fd, partial.data(), partial.size(), 0), static_cast<ssize_t>(partial.size()));
+  auto c = Http(*s);
+  for (int i = 0; i < 5; ++i) {
+    const absl::Time t0 = absl::Now();
+    auto m = c.Get("/metrics");
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->status, 200);
+    auto r = c.Post("/v1/summarize", "A request beside a stuck one.", "text/plain");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200) << r->body;
+    EXPECT_LT(absl::Now() - t0, absl::Seconds(1));  // not behind the stuck client's timeout
+  }
+  close(fd);
+}
+
+#ifndef RPSUM_SPM_NO_DEEPBIND  // the real tokenizer: not in sanitizer builds (see StartServer)
+TEST(Http, SameSentencesAndScoresAsGrpc) {
+  auto s = StartServer(ServerSetup{});
+  ASSERT_NE(s, nullptr);
+  const std::string doc = Document(30);
+  client::SummarizeOptions o;
+  o.max_words = 60;
+  const auto g = Connect(s->port)->Summarize(doc, o);
+  ASSERT_TRUE(g.ok()) << g.status();
+  auto r =
+      Http(*s).Post("/v1/summarize", nlohmann::json({{"document", doc}, {"maxWords", 60}}).dump(),
+                    "application/json");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const auto j = Body(r);
+  ASSERT_EQ(j["sentences"].size(), static_cast<size_t>(g->sentences_size()));
+  for (int i = 0; i < g->sentences_size(); ++i) {
+    EXPECT_EQ(j["sentences"][i]["index"].get<uint32_t>(), g->sentences(i).index());
+    EXPECT_NEAR(j["sentences"][i]["score"].get<double>(), g->sentences(i).score(), 1e-6);
+  }
+  EXPECT_EQ(j["summary"].get<std::string>(), g->summary());
 }
 #endif  // RPSUM_SPM_NO_DEEPBIND
 
