@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <random>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -70,7 +71,9 @@ ABSL_FLAG(double, soft_labels, 0.0,
 ABSL_FLAG(int, seed, 1, "random seed");
 ABSL_FLAG(int, threads, 2, "torch intra-op threads");
 ABSL_FLAG(int, checkpoint_every, 100, "steps between saved states");
-ABSL_FLAG(int, max_docs, 0, "use only the first N training documents (0: all)");
+ABSL_FLAG(int, max_docs, 0,
+          "train on a random sample of N training documents, fixed by --seed (0: all); the "
+          "files are ordered by source, so a prefix would not be a sample");
 ABSL_FLAG(int, valid_docs, 0, "validate on the first N valid documents (0: all)");
 ABSL_FLAG(int, max_steps, 0, "stop after this many steps in total (0: no limit)");
 ABSL_FLAG(double, time_limit_min, 0, "save and stop after this many minutes (0: no limit)");
@@ -175,9 +178,14 @@ struct Data {
 
 absl::StatusOr<Data> LoadData(const ModelConfig& config, const Tokenizer& tokenizer) {
   Data data;
-  auto train =
-      ReadCorpusSplit(absl::GetFlag(FLAGS_data_dir), "train", absl::GetFlag(FLAGS_max_docs));
+  auto train = ReadCorpusSplit(absl::GetFlag(FLAGS_data_dir), "train");
   if (!train.ok()) return train.status();
+  if (const size_t n = static_cast<size_t>(absl::GetFlag(FLAGS_max_docs));
+      n > 0 && n < train->size()) {
+    std::mt19937 rng(static_cast<std::mt19937::result_type>(absl::GetFlag(FLAGS_seed)));
+    std::shuffle(train->begin(), train->end(), rng);
+    train->resize(n);
+  }
   auto valid =
       ReadCorpusSplit(absl::GetFlag(FLAGS_valid_dir).empty() ? absl::GetFlag(FLAGS_data_dir)
                                                              : absl::GetFlag(FLAGS_valid_dir),
