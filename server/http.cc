@@ -246,6 +246,9 @@ struct HttpServer::Impl {
 
   CallInfo InfoFrom(const httplib::Request& req) const {
     CallInfo info;
+    info.protocol = "http";
+    const std::string id = req.get_header_value("X-Request-Id");
+    info.request_id = !id.empty() && id.size() <= 128 ? id : NewRequestId();
     if (req.has_header("Authorization")) info.authorization = req.get_header_value("Authorization");
     if (req.has_header("X-Timeout-Ms")) {
       int64_t ms = 0;
@@ -277,6 +280,7 @@ struct HttpServer::Impl {
     }
     std::future<absl::Status> result = state->done.get_future();
     CallInfo info = InfoFrom(req);
+    res.set_header("X-Request-Id", info.request_id);
     const absl::Time deadline = info.deadline;
     call(std::move(info), state.get(),
          [state](const absl::Status& s) { state->done.set_value(s); });

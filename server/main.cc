@@ -39,6 +39,9 @@ ABSL_FLAG(std::string, health_listen, "127.0.0.1:50052",
 ABSL_FLAG(std::string, metrics_listen, "127.0.0.1:9464",
           "HTTP address: /metrics, /healthz, /readyz and the HTTP/JSON API (/v1/...); "
           "empty: none");
+ABSL_FLAG(bool, request_log, false,
+          "one JSON line per request on stderr: request id, method, protocol, status, bytes in, "
+          "tokens, k, queue and model time (never the text)");
 ABSL_FLAG(int, http_threads, 16, "HTTP connections served at once (each has read timeouts)");
 ABSL_FLAG(std::string, model_dir, "models/rpsum-ext", "checkpoint directory");
 ABSL_FLAG(std::string, device, "auto", "auto, cpu, cuda or cuda:N");
@@ -212,6 +215,7 @@ ServiceOptions ServiceOptionsFromFlags(const std::string& token) {
   opts.max_sentences = absl::GetFlag(FLAGS_max_sentences);
   opts.auth_token = token;
   opts.server_version = kVersion;
+  opts.request_log = absl::GetFlag(FLAGS_request_log);
   return opts;
 }
 

@@ -1,10 +1,14 @@
 #include "server/service.h"
 
 #include <chrono>
+#include <cstdio>
 #include <memory>
+#include <random>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "nlohmann/json.hpp"
 #include "proto/grpc_status.h"
 #include "server/convert.h"
 
@@ -60,8 +64,14 @@ struct SummarizerService::Call {
   model::PreparedDocument prepared;
   int64_t k = 0;
   absl::Time prepared_at;
+  BatchInfo batch;  // queue wait and model time, once the model ran
   std::atomic<bool> finished{false};
 };
+
+std::string NewRequestId() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  return absl::StrFormat("%016x", rng());
+}
 
 SummarizerService::SummarizerService(const ServiceOptions& options, model::Summarizer* model,
                                      Scheduler* scheduler, ThreadPool* prepare_pool,
@@ -110,8 +120,25 @@ void SummarizerService::Finish(Call* call, const absl::Status& status) {
     metrics_->OnRequest(call->method, absl::StatusCodeToString(status.code()), seconds);
     if (!status.ok()) metrics_->OnFailure(ReasonFor(status.code()));
   }
+  if (options_.request_log) LogRequest(*call, status, seconds);
   --in_flight_;
   call->done(status);
+}
+
+void SummarizerService::LogRequest(const Call& call, const absl::Status& status,
+                                   double seconds) const {
+  nlohmann::json line = {{"request_id", call.info.request_id},
+                         {"method", call.method},
+                         {"protocol", call.info.protocol},
+                         {"code", absl::StatusCodeToString(status.code())},
+                         {"bytes_in", call.request == nullptr ? 0 : call.request->ByteSizeLong()},
+                         {"tokens", call.prepared.num_tokens()},
+                         {"k", call.k},
+                         {"queue_ms", absl::ToDoubleMilliseconds(call.batch.queue_wait)},
+                         {"model_ms", absl::ToDoubleMilliseconds(call.batch.inference)},
+                         {"total_ms", seconds * 1e3}};
+  const std::string text = line.dump() + "\n";
+  std::fwrite(text.data(), 1, text.size(), stderr);
 }
 
 int64_t SummarizerService::RetryAfterMs() const {
@@ -192,6 +219,7 @@ void SummarizerService::HandleSummarize(CallInfo info, const v1::SummarizeReques
     job.deadline = call->info.deadline;
     job.cancelled = [call] { return call->info.cancelled && call->info.cancelled(); };
     job.done = [this, call](absl::StatusOr<model::DocumentScores> scores, const BatchInfo& info) {
+      call->batch = info;
       if (!scores.ok()) {
         Finish(call.get(), scores.status());
         return;
@@ -273,6 +301,11 @@ CallInfo InfoFrom(grpc::CallbackServerContext* ctx) {
   }
   info.deadline = Deadline(ctx);
   info.cancelled = [ctx] { return ctx->IsCancelled(); };
+  auto id = md.find("x-request-id");
+  info.request_id = id != md.end() && id->second.size() <= 128
+                        ? std::string(id->second.data(), id->second.size())
+                        : NewRequestId();
+  ctx->AddInitialMetadata("x-request-id", info.request_id);
   return info;
 }
 

@@ -30,6 +30,8 @@ struct ServiceOptions {
   // Bearer token required in `authorization: Bearer <token>` metadata; empty: none.
   std::string auth_token;
   std::string server_version;  // GetModelInfo reports it (rpsum-server: project(VERSION))
+  // One JSON line per answered request on stderr (never the document text).
+  bool request_log = false;
 };
 
 // A request as any transport (gRPC, HTTP) presents it.
@@ -37,7 +39,12 @@ struct CallInfo {
   std::optional<std::string> authorization;  // the `authorization` header; nullopt: absent
   absl::Time deadline = absl::InfiniteFuture();
   std::function<bool()> cancelled;  // empty: never cancelled
+  std::string protocol = "grpc";    // for the request log
+  std::string request_id;           // the client's x-request-id, or one the transport made
 };
+
+// A request id for a request that brought none: 16 random hex digits.
+std::string NewRequestId();
 
 // Runs exactly once per request, on any thread, after the response is filled (when OK).
 using Done = std::function<void(const absl::Status&)>;
@@ -90,6 +97,7 @@ class SummarizerService final : public v1::Summarizer::CallbackService {
   void PrepareThen(const std::shared_ptr<Call>& call,
                    std::function<void(const std::shared_ptr<Call>&)> then);
   void Finish(Call* call, const absl::Status& status);
+  void LogRequest(const Call& call, const absl::Status& status, double seconds) const;
   Done GrpcDone(grpc::CallbackServerContext* ctx, grpc::ServerUnaryReactor* reactor);
 
   const ServiceOptions options_;

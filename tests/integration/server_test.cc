@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <thread>
 
 #include "absl/time/clock.h"
@@ -821,6 +822,58 @@ TEST(Http, AStuckClientBlocksNothingElse) {
     EXPECT_LT(absl::Now() - t0, absl::Seconds(1));  // not behind the stuck client's timeout
   }
   close(fd);
+}
+
+// One JSON line per request with its id (the client's or a new one, echoed back), protocol,
+// status and sizes; never the document's text.
+TEST(Http, RequestLogLinesAndIds) {
+  ServerSetup setup;
+  setup.fake = true;
+  setup.service.request_log = true;
+  auto s = StartServer(setup);
+  ASSERT_NE(s, nullptr);
+  const std::string secret_text = "Zanzibar quokka lemma. Another sentence follows here.";
+  testing::internal::CaptureStderr();
+  auto r = Http(*s).Post("/v1/summarize", {{"X-Request-Id", "req-42"}}, secret_text, "text/plain");
+  auto bad = Http(*s).Post("/v1/summarize?max_words=0", secret_text, "text/plain");
+  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(s->port),
+                                     grpc::InsecureChannelCredentials());
+  auto stub = v1::Summarizer::NewStub(channel);
+  v1::SummarizeRequest req;
+  req.set_document(secret_text);
+  v1::SummarizeResponse resp;
+  grpc::ClientContext ctx;
+  const grpc::Status g = stub->Summarize(&ctx, req, &resp);
+  const std::string log = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->get_header_value("X-Request-Id"), "req-42");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->get_header_value("X-Request-Id").size(), 16U);  // made by the server
+  ASSERT_TRUE(g.ok()) << g.error_message();
+  const auto md = ctx.GetServerInitialMetadata();
+  ASSERT_EQ(md.count("x-request-id"), 1U);
+  const std::string grpc_id(md.find("x-request-id")->second.data(),
+                            md.find("x-request-id")->second.size());
+  EXPECT_EQ(log.find("Zanzibar"), std::string::npos) << "the text reached the log";
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_discarded() && j.contains("request_id")) lines.push_back(j);
+  }
+  ASSERT_EQ(lines.size(), 3U) << log;
+  EXPECT_EQ(lines[0]["request_id"], "req-42");
+  EXPECT_EQ(lines[0]["protocol"], "http");
+  EXPECT_EQ(lines[0]["code"], "OK");
+  EXPECT_GT(lines[0]["tokens"].get<int64_t>(), 0);
+  EXPECT_GT(lines[0]["bytes_in"].get<int64_t>(), 0);
+  EXPECT_EQ(lines[1]["code"], "INVALID_ARGUMENT");
+  EXPECT_EQ(lines[1]["request_id"], bad->get_header_value("X-Request-Id"));
+  EXPECT_EQ(lines[2]["protocol"], "grpc");
+  EXPECT_EQ(lines[2]["request_id"], grpc_id);
+  for (const char* key : {"method", "k", "queue_ms", "model_ms", "total_ms"}) {
+    EXPECT_TRUE(lines[0].contains(key)) << key;
+  }
 }
 
 #ifndef RPSUM_SPM_NO_DEEPBIND  // the real tokenizer: not in sanitizer builds (see StartServer)
