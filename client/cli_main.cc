@@ -219,7 +219,13 @@ int Run(const std::vector<char*>& args) {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
-      "rpsum summarize FILE...|- | rpsum estimate FILE...|- | rpsum info | rpsum health");
+      "rpsum summarize FILE...|- | rpsum estimate FILE...|- | rpsum info | rpsum health\n"
+      "The same over HTTP/JSON (the server's --metrics_listen port, 9464 by default):\n"
+      "  curl -s --data-binary @FILE 'HOST:9464/v1/summarize?max_words=80'\n"
+      "  curl -s --data-binary @FILE HOST:9464/v1/estimate\n"
+      "  curl -s HOST:9464/v1/model\n"
+      "  curl -s HOST:9464/readyz   (health; /healthz is liveness)\n"
+      "  with a token: -H 'Authorization: Bearer TOKEN'; a deadline: -H 'X-Timeout-Ms: 5000'");
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   return rpsum::client::Run(args);
 }

@@ -14,6 +14,7 @@
 #include "google/protobuf/util/json_util.h"
 #include "nlohmann/json.hpp"
 #include "prometheus/text_serializer.h"
+#include "server/embedded.h"
 
 namespace rpsum::server {
 
@@ -308,6 +309,9 @@ struct HttpServer::Impl {
       const bool ok = ready && ready();
       res.status = ok ? 200 : 503;
       res.set_content(ok ? "ready\n" : "not ready\n", "text/plain");
+    });
+    server.Get("/openapi.json", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(OpenApiJson(), "application/json");
     });
     server.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
       std::vector<prometheus::MetricFamily> families;

@@ -718,6 +718,11 @@ TEST(Http, EveryEndpoint) {
   ASSERT_EQ(r->status, 200) << r->body;
   EXPECT_GT(std::stoll(Body(r)["cost"].get<std::string>()), 0);
 
+  r = c.Get("/openapi.json");
+  ASSERT_TRUE(r);
+  std::ifstream committed(std::string(RPSUM_SOURCE_DIR) + "/server/openapi.json");
+  EXPECT_EQ(r->body, std::string(std::istreambuf_iterator<char>(committed), {}));
+
   r = c.Get("/metrics");
   ASSERT_TRUE(r);
   EXPECT_NE(r->body.find("rpsum_requests_total{code=\"OK\",method=\"Summarize\"} 2"),
