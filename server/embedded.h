@@ -7,6 +7,9 @@ namespace rpsum::server {
 // server/openapi.json, as committed (server/make_openapi.py writes it from the proto).
 const char* OpenApiJson();
 
+// server/page.html: the page at / (paste a document, see what the model picks).
+const char* PageHtml();
+
 }  // namespace rpsum::server
 
 #endif  // RPSUM_SERVER_EMBEDDED_H_

@@ -310,6 +310,9 @@ struct HttpServer::Impl {
       res.status = ok ? 200 : 503;
       res.set_content(ok ? "ready\n" : "not ready\n", "text/plain");
     });
+    server.Get("/", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(PageHtml(), "text/html; charset=utf-8");
+    });
     server.Get("/openapi.json", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(OpenApiJson(), "application/json");
     });

@@ -141,6 +141,9 @@ def document(messages, enums):
             "/readyz": {"get": {"summary": "Readiness: 200 when serving, 503 loading or draining",
                                 "responses": dict(text("ready"), **{"503": {
                                     "description": "not ready"}})}},
+            "/": {"get": {"summary": "A page: paste a document, see the sentences it picks",
+                          "responses": {"200": {"description": "HTML", "content": {
+                              "text/html": {"schema": {"type": "string"}}}}}}},
             "/openapi.json": {"get": {"summary": "This description",
                                       "responses": {"200": {"description": "OpenAPI 3",
                                                             "content": {"application/json": {

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The page at / in a real browser: Debian's headless chromium loads it from the real
+# rpsum-server on the shipped model, the page submits docs/sample.md through its own form code
+# (the #doc= link fills the form and presses Summarize), and the sentences it marks must be
+# exactly the ones the JSON API selects for the same document and budget. Keeps a screenshot
+# at BUILD_DIR/artifacts/page.png.
+#   page_e2e.sh BUILD_DIR SOURCE_DIR        (exit 77: skipped)
+set -euo pipefail
+trap 'echo "FAIL: line $LINENO: \"$BASH_COMMAND\" exited $?" >&2' ERR
+build=$1
+src=$2
+model=$src/models/rpsum-ext
+if [ ! -f "$model/config.json" ]; then echo "skip: no shipped model at $model"; exit 77; fi
+for tool in chromium curl; do
+  command -v $tool >/dev/null || { echo "skip: $tool is not installed"; exit 77; }
+done
+server=$build/server/rpsum-server
+client=$build/client/rpsum
+tmp=$(mktemp -d)
+base=$(( 24000 + ($$ % 4000) * 10 ))
+api=127.0.0.1:$base; health=127.0.0.1:$((base + 1)); http=127.0.0.1:$((base + 2))
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+"$server" --model_dir "$model" --listen "$api" --health_listen "$health" --metrics_listen "$http" \
+  --threads 1 >"$tmp/server.log" 2>&1 &
+pids+=($!)
+"$client" health --server "$health" --wait 120 >/dev/null || { cat "$tmp/server.log"; exit 1; }
+
+doc=$src/docs/sample.md
+words=60
+want=$(curl -sf -H 'Content-Type: application/json' \
+  -d "$(/usr/bin/python3 -c 'import json,sys; print(json.dumps({"document": open(sys.argv[1]).read(), "maxWords": int(sys.argv[2])}))' "$doc" "$words")" \
+  "http://$http/v1/summarize" | /usr/bin/python3 -c 'import json,sys; print(" ".join(str(s["index"]) for s in json.load(sys.stdin)["sentences"]))')
+[ -n "$want" ] || { echo "FAIL: the API selected nothing"; exit 1; }
+url="http://$http/#doc=$(/usr/bin/python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(open(sys.argv[1]).read()))' "$doc")&words=$words"
+browser=(timeout 90 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage
+         --user-data-dir="$tmp/profile" --virtual-time-budget=20000)
+"${browser[@]}" --dump-dom "$url" >"$tmp/dom.html" 2>"$tmp/chromium.log" || {
+  echo "FAIL: chromium could not load the page"; tail -5 "$tmp/chromium.log"; exit 1; }
+grep -q 'data-state="done"' "$tmp/dom.html" || {
+  echo "FAIL: the page did not finish its request"; grep -o 'id="error">[^<]*' "$tmp/dom.html" || true
+  exit 1; }
+got=$(grep -o '<mark data-index="[0-9]*"' "$tmp/dom.html" | grep -o '[0-9]*' | tr '\n' ' ' | sed 's/ $//')
+if [ "$got" != "$want" ]; then
+  echo "FAIL: the page marked sentences [$got], the API selected [$want]"; exit 1
+fi
+grep -q 'k = [0-9]*, attention' "$tmp/dom.html" || { echo "FAIL: no k and attention mode shown"; exit 1; }
+grep -q 'Stages (ms): prepare' "$tmp/dom.html" || { echo "FAIL: no stage timings shown"; exit 1; }
+
+mkdir -p "$build/artifacts"
+"${browser[@]}" --window-size=1100,1500 --screenshot="$build/artifacts/page.png" "$url" \
+  >/dev/null 2>>"$tmp/chromium.log" || true
+[ -s "$build/artifacts/page.png" ] || { echo "FAIL: no screenshot"; tail -5 "$tmp/chromium.log"; exit 1; }
+echo "page: marked sentences [$got] = the API's; screenshot $build/artifacts/page.png"
