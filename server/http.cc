@@ -9,6 +9,7 @@
 #include <thread>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/json_util.h"
@@ -103,8 +104,8 @@ absl::StatusOr<v1::SummarizeRequest> ParseSummarizeJson(const std::string& body)
   v1::SummarizeRequest rest;
   const auto parsed = google::protobuf::util::JsonStringToMessage(j.dump(), &rest);
   if (!parsed.ok()) {
-    return Invalid(absl::StrCat("the request does not match SummarizeRequest: ",
-                                std::string(parsed.message())));
+    const std::string why(parsed.message().data(), parsed.message().size());
+    return Invalid(absl::StrCat("the request does not match SummarizeRequest: ", why));
   }
   rest.MergeFrom(r);
   return rest;
@@ -141,7 +142,8 @@ std::vector<std::pair<std::string, std::string>> QueryParams(const std::string& 
   std::vector<std::pair<std::string, std::string>> out;
   const size_t q = target.find('?');
   if (q == std::string::npos) return out;
-  std::string_view rest = std::string_view(target).substr(q + 1);
+  const std::string_view all = target;
+  std::string_view rest = all.substr(q + 1);
   while (!rest.empty()) {
     const size_t amp = rest.find('&');
     const std::string_view item = rest.substr(0, amp);
@@ -158,7 +160,10 @@ std::vector<std::pair<std::string, std::string>> QueryParams(const std::string& 
 absl::StatusOr<v1::SummarizeRequest> ParsePlain(const httplib::Request& req) {
   v1::SummarizeRequest r;
   r.set_document(req.body);
-  for (const auto& [key, value] : QueryParams(req.target)) {
+  for (const auto& param : QueryParams(req.target)) {
+    // Named copies, not structured bindings: the lambdas below capture them.
+    const std::string& key = param.first;
+    const std::string& value = param.second;
     auto number = [&](auto* out) -> absl::Status {
       if (!absl::SimpleAtoi(value, out)) {
         return Invalid(absl::StrCat("query parameter ", key, "=", value, " is not a number"));
@@ -228,9 +233,9 @@ void SetError(httplib::Response& res, const absl::Status& s, int64_t retry_after
   if (s.code() == absl::StatusCode::kResourceExhausted && retry_after_ms > 0) {
     res.set_header("Retry-After", std::to_string((retry_after_ms + 999) / 1000));
   }
-  const json body = {
-      {"error",
-       {{"code", absl::StatusCodeToString(s.code())}, {"message", std::string(s.message())}}}};
+  const json body = {{"error",
+                      {{"code", absl::StatusCodeToString(s.code())},
+                       {"message", std::string(s.message().data(), s.message().size())}}}};
   res.set_content(body.dump() + "\n", "application/json");
 }
 
@@ -271,7 +276,8 @@ struct HttpServer::Impl {
     };
     auto state = std::make_shared<State>();
     if constexpr (!std::is_same_v<Response, v1::ModelInfo>) {
-      const bool is_json = req.get_header_value("Content-Type").rfind("application/json", 0) == 0;
+      const bool is_json =
+          absl::StartsWith(req.get_header_value("Content-Type"), "application/json");
       auto parsed = is_json ? ParseSummarizeJson(req.body) : ParsePlain(req);
       if (!parsed.ok()) {
         SetError(res, parsed.status(), 0);
@@ -331,17 +337,17 @@ struct HttpServer::Impl {
     });
     if (service == nullptr) return;
     server.Post("/v1/summarize", [this](const httplib::Request& req, httplib::Response& res) {
-      Answer<v1::SummarizeResponse>(req, res, [this](CallInfo info, auto* st, Done done) {
+      Answer<v1::SummarizeResponse>(req, res, [this](CallInfo&& info, auto* st, Done&& done) {
         service->HandleSummarize(std::move(info), &st->request, &st->response, std::move(done));
       });
     });
     server.Post("/v1/estimate", [this](const httplib::Request& req, httplib::Response& res) {
-      Answer<v1::EstimateResponse>(req, res, [this](CallInfo info, auto* st, Done done) {
+      Answer<v1::EstimateResponse>(req, res, [this](CallInfo&& info, auto* st, Done&& done) {
         service->HandleEstimate(std::move(info), &st->request, &st->response, std::move(done));
       });
     });
     server.Get("/v1/model", [this](const httplib::Request& req, httplib::Response& res) {
-      Answer<v1::ModelInfo>(req, res, [this](CallInfo info, auto* st, Done done) {
+      Answer<v1::ModelInfo>(req, res, [this](CallInfo&& info, auto* st, Done&& done) {
         service->HandleModelInfo(std::move(info), &st->response, std::move(done));
       });
     });
