@@ -246,7 +246,7 @@ struct HttpServer::Impl {
   SummarizerService* service = nullptr;
   std::vector<std::weak_ptr<prometheus::Collectable>> metrics;
   std::function<bool()> ready;
-  httplib::Server server;
+  std::unique_ptr<httplib::Server> server;  // an httplib::SSLServer with TLS
   int port = 0;
   std::thread thread;
 
@@ -308,21 +308,21 @@ struct HttpServer::Impl {
   }
 
   void Routes() {
-    server.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    server->Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
       res.set_content("ok\n", "text/plain");
     });
-    server.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
+    server->Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
       const bool ok = ready && ready();
       res.status = ok ? 200 : 503;
       res.set_content(ok ? "ready\n" : "not ready\n", "text/plain");
     });
-    server.Get("/", [](const httplib::Request&, httplib::Response& res) {
+    server->Get("/", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(PageHtml(), "text/html; charset=utf-8");
     });
-    server.Get("/openapi.json", [](const httplib::Request&, httplib::Response& res) {
+    server->Get("/openapi.json", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(OpenApiJson(), "application/json");
     });
-    server.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    server->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
       std::vector<prometheus::MetricFamily> families;
       for (const auto& w : metrics) {
         if (auto s = w.lock()) {
@@ -336,17 +336,17 @@ struct HttpServer::Impl {
       res.set_content(out.str(), "text/plain; version=0.0.4; charset=utf-8");
     });
     if (service == nullptr) return;
-    server.Post("/v1/summarize", [this](const httplib::Request& req, httplib::Response& res) {
+    server->Post("/v1/summarize", [this](const httplib::Request& req, httplib::Response& res) {
       Answer<v1::SummarizeResponse>(req, res, [this](CallInfo&& info, auto* st, Done&& done) {
         service->HandleSummarize(std::move(info), &st->request, &st->response, std::move(done));
       });
     });
-    server.Post("/v1/estimate", [this](const httplib::Request& req, httplib::Response& res) {
+    server->Post("/v1/estimate", [this](const httplib::Request& req, httplib::Response& res) {
       Answer<v1::EstimateResponse>(req, res, [this](CallInfo&& info, auto* st, Done&& done) {
         service->HandleEstimate(std::move(info), &st->request, &st->response, std::move(done));
       });
     });
-    server.Get("/v1/model", [this](const httplib::Request& req, httplib::Response& res) {
+    server->Get("/v1/model", [this](const httplib::Request& req, httplib::Response& res) {
       Answer<v1::ModelInfo>(req, res, [this](CallInfo&& info, auto* st, Done&& done) {
         service->HandleModelInfo(std::move(info), &st->response, std::move(done));
       });
@@ -366,23 +366,38 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
   std::string host = options.listen.substr(0, colon);
   if (host.empty() || host == "*") host = "0.0.0.0";
   auto impl = std::make_unique<Impl>();
+  if (options.cert_file.empty() != options.key_file.empty()) {
+    return Invalid("HTTPS needs both a certificate and a key");
+  }
+  if (options.cert_file.empty()) {
+    impl->server = std::make_unique<httplib::Server>();
+  } else {
+    auto tls = std::make_unique<httplib::SSLServer>(
+        options.cert_file.c_str(), options.key_file.c_str(),
+        options.client_ca_file.empty() ? nullptr : options.client_ca_file.c_str());
+    if (!tls->is_valid()) {
+      return Invalid(absl::StrCat("cannot use the TLS certificate ", options.cert_file, " and key ",
+                                  options.key_file, " for HTTPS"));
+    }
+    impl->server = std::move(tls);
+  }
   impl->options = options;
   impl->service = service;
   impl->metrics = std::move(metrics);
   impl->ready = std::move(ready);
   const int threads = std::max(2, options.threads);
-  impl->server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  impl->server.set_read_timeout(absl::ToChronoSeconds(options.read_timeout));
-  impl->server.set_write_timeout(absl::ToChronoSeconds(options.write_timeout));
-  impl->server.set_payload_max_length(options.max_body_bytes);
-  impl->server.set_socket_options([](socket_t sock) {
+  impl->server->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  impl->server->set_read_timeout(absl::ToChronoSeconds(options.read_timeout));
+  impl->server->set_write_timeout(absl::ToChronoSeconds(options.write_timeout));
+  impl->server->set_payload_max_length(options.max_body_bytes);
+  impl->server->set_socket_options([](socket_t sock) {
     int one = 1;  // SO_REUSEADDR only: never share a port with another process (SO_REUSEPORT)
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
   });
   impl->Routes();
   // httplib's own refusals (413 past the body limit, 404, 400) as JSON errors like ours.
   const uint64_t max_body = options.max_body_bytes;
-  impl->server.set_error_handler([max_body](const httplib::Request&, httplib::Response& res) {
+  impl->server->set_error_handler([max_body](const httplib::Request&, httplib::Response& res) {
     if (!res.body.empty()) return;
     absl::Status s;
     if (res.status == 413) {
@@ -397,22 +412,22 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(
     SetError(res, s, 0);
     res.status = status;
   });
-  impl->port = port == 0 ? impl->server.bind_to_any_port(host) : port;
-  if (impl->port <= 0 || (port != 0 && !impl->server.bind_to_port(host, port))) {
+  impl->port = port == 0 ? impl->server->bind_to_any_port(host) : port;
+  if (impl->port <= 0 || (port != 0 && !impl->server->bind_to_port(host, port))) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", options.listen));
   }
   Impl* raw = impl.get();
-  impl->thread = std::thread([raw] { raw->server.listen_after_bind(); });
+  impl->thread = std::thread([raw] { raw->server->listen_after_bind(); });
   // Until the loop runs, stop() is a no-op (httplib checks is_running), so a server destroyed
   // right away would leave its thread in accept() forever: wait for it.
-  while (!impl->server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  while (!impl->server->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
 }
 
 HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 HttpServer::~HttpServer() {
-  impl_->server.stop();
+  impl_->server->stop();
   if (impl_->thread.joinable()) impl_->thread.join();
 }
 

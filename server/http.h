@@ -37,6 +37,9 @@ struct HttpOptions {
   absl::Duration read_timeout = absl::Seconds(10);
   absl::Duration write_timeout = absl::Seconds(10);
   uint64_t max_body_bytes = 6u << 20;  // larger bodies get 413
+  // TLS (HTTPS) with the gRPC port's certificate and key (PEM files); with client_ca_file,
+  // clients must present a certificate it signed (mutual TLS). Empty: plain HTTP.
+  std::string cert_file, key_file, client_ca_file;
 };
 
 class HttpServer {

@@ -307,6 +307,9 @@ int Main() {
     HttpOptions ho;
     ho.listen = absl::GetFlag(FLAGS_metrics_listen);
     ho.threads = absl::GetFlag(FLAGS_http_threads);
+    ho.cert_file = absl::GetFlag(FLAGS_tls_cert);  // the same TLS as the gRPC port
+    ho.key_file = absl::GetFlag(FLAGS_tls_key);
+    ho.client_ca_file = absl::GetFlag(FLAGS_tls_client_ca);
     // A JSON body carries the document escaped: room for it, and 413 past that.
     ho.max_body_bytes = opts.max_document_bytes + opts.max_document_bytes / 10 + (64U << 10);
     auto h = HttpServer::Start(ho, &service, {metrics.registry(), process},
@@ -322,7 +325,7 @@ int Main() {
   ready = true;
   std::fprintf(stderr,
                "rpsum-server: serving on %s (%s%s), health on %s, HTTP (/metrics, /v1/...) on "
-               "http://%s\n",
+               "%s\n",
                absl::GetFlag(FLAGS_listen).c_str(), tls ? "TLS" : "plaintext",
                token->empty() ? "" : ", token required", absl::GetFlag(FLAGS_health_listen).c_str(),
                absl::GetFlag(FLAGS_metrics_listen).c_str());

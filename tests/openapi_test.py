@@ -20,7 +20,7 @@ DOC = json.loads((ROOT / "server/openapi.json").read_text())
 class OpenApiTest(unittest.TestCase):
     def test_every_served_endpoint_is_described(self):
         code = (ROOT / "server/http.cc").read_text()
-        served = set(re.findall(r'server\.(Get|Post)\("([^"]+)"', code))
+        served = set(re.findall(r'server(?:\.|->)(Get|Post)\("([^"]+)"', code))
         self.assertGreaterEqual(len(served), 8, served)
         for method, path in served:
             self.assertIn(path, DOC["paths"], f"{method} {path} is served but not described")

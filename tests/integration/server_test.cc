@@ -95,6 +95,7 @@ struct ServerSetup {
   ServiceOptions service;
   SchedulerOptions scheduler;
   std::shared_ptr<grpc::ServerCredentials> creds = grpc::InsecureServerCredentials();
+  std::string http_cert, http_key, http_client_ca;  // HTTPS for the HTTP port
 };
 
 std::unique_ptr<ServerParts> StartServer(ServerSetup s) {
@@ -134,6 +135,9 @@ std::unique_ptr<ServerParts> StartServer(ServerSetup s) {
   ho.threads = 8;
   ho.read_timeout = absl::Seconds(2);
   ho.max_body_bytes = s.service.max_document_bytes + (64U << 10);
+  ho.cert_file = s.http_cert;
+  ho.key_file = s.http_key;
+  ho.client_ca_file = s.http_client_ca;
   ServerParts* raw = p.get();
   auto http = HttpServer::Start(ho, p->service.get(), {p->metrics->registry()},
                                 [raw] { return raw->ready.load(); });
@@ -339,6 +343,42 @@ class TlsTest : public ::testing::Test {
 };
 fs::path* TlsTest::dir_ = nullptr;
 bool TlsTest::ok_ = false;
+
+// The HTTP port serves HTTPS with the same certificate, and mutual TLS with the same CA.
+TEST_F(TlsTest, HttpsAndMutualTlsOnTheHttpPort) {
+  ASSERT_TRUE(ok_) << "openssl could not make the test certificates";
+  ServerSetup setup;
+  setup.fake = true;
+  setup.http_cert = Path("server.pem");
+  setup.http_key = Path("server.key");
+  auto s = StartServer(setup);
+  ASSERT_NE(s, nullptr);
+  httplib::SSLClient https("127.0.0.1", s->http->port());
+  https.set_ca_cert_path(Path("ca.pem").c_str());
+  https.enable_server_certificate_verification(true);
+  auto r = https.Post("/v1/summarize", "Text over HTTPS works fine.", "text/plain");
+  ASSERT_TRUE(r) << httplib::to_string(r.error());
+  EXPECT_EQ(r->status, 200) << r->body;
+  httplib::Client plain("127.0.0.1", s->http->port());
+  EXPECT_FALSE(plain.Get("/healthz")) << "plain HTTP answered on the HTTPS port";
+  httplib::SSLClient untrusted("127.0.0.1", s->http->port());
+  untrusted.enable_server_certificate_verification(true);
+  EXPECT_FALSE(untrusted.Get("/healthz")) << "a client that does not trust the CA connected";
+
+  setup.http_client_ca = Path("ca.pem");
+  auto m = StartServer(setup);
+  ASSERT_NE(m, nullptr);
+  httplib::SSLClient anonymous("127.0.0.1", m->http->port());
+  anonymous.set_ca_cert_path(Path("ca.pem").c_str());
+  anonymous.enable_server_certificate_verification(true);
+  EXPECT_FALSE(anonymous.Get("/healthz")) << "mutual TLS let in a client without a certificate";
+  httplib::SSLClient known("127.0.0.1", m->http->port(), Path("client.pem"), Path("client.key"));
+  known.set_ca_cert_path(Path("ca.pem").c_str());
+  known.enable_server_certificate_verification(true);
+  auto k = known.Get("/healthz");
+  ASSERT_TRUE(k) << httplib::to_string(k.error());
+  EXPECT_EQ(k->status, 200);
+}
 
 TEST_F(TlsTest, TlsAndMutualTls) {
   ASSERT_TRUE(ok_) << "openssl could not make the test certificates";
@@ -764,6 +804,14 @@ TEST(Http, EveryErrorClass) {
          "INVALID_ARGUMENT", "max_words=lots");
   expect(c.Post("/v1/summarize", auth, std::string(2 << 20, 'a'), "text/plain"), 413,
          "RESOURCE_EXHAUSTED", "larger than");
+  {  // At the server's default limits (5 MiB documents), a 6 MiB body.
+    ServerSetup defaults;
+    defaults.fake = true;
+    auto d = StartServer(defaults);
+    ASSERT_NE(d, nullptr);
+    auto big = Http(*d).Post("/v1/summarize", std::string(6 << 20, 'a'), "text/plain");
+    expect(big, 413, "RESOURCE_EXHAUSTED", "larger than");
+  }
   expect(c.Get("/v1/nothing"), 404, "NOT_FOUND", "no such endpoint");
 
   // 429 with Retry-After, and 504 for a deadline that passes in the queue.
