@@ -7,6 +7,9 @@
 //            coordinated omission); --max_inflight bounds the generator's threads
 //   compare  each document to --target and --compare_target in turn; reports whether both
 //            selected the same sentences (and the largest score difference)
+//   http_vs_grpc  the first document alternately over gRPC (--target) and HTTP/JSON
+//            (--http_target) of one server, one request at a time: latency of each and the
+//            median of the paired differences (what HTTP adds)
 //
 // Bounded by --requests and --duration_s (whichever comes first). Documents come from a corpus
 // file (default: the test split; real lengths) or one --doc_file. Writes one JSON object
@@ -14,6 +17,7 @@
 // gRPC code, server stage timings (model time and end-to-end minus model time), and, with
 // --metrics, the batch size distribution the server's Prometheus metrics saw in the run.
 #include <arpa/inet.h>
+#include <httplib.h>
 #include <netdb.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -43,7 +47,9 @@
 
 ABSL_FLAG(std::string, target, "127.0.0.1:50051", "server address");
 ABSL_FLAG(std::string, compare_target, "", "compare mode: the second server");
-ABSL_FLAG(std::string, mode, "closed", "closed, open or compare");
+ABSL_FLAG(std::string, mode, "closed", "closed, open, compare or http_vs_grpc");
+ABSL_FLAG(std::string, http_target, "",
+          "http_vs_grpc mode: the same server's HTTP address (its --metrics_listen)");
 ABSL_FLAG(int, concurrency, 1, "closed loop: concurrent clients");
 ABSL_FLAG(double, rate, 1, "open loop: requests per second");
 ABSL_FLAG(int, max_inflight, 256, "open loop: requests in flight at most");
@@ -279,6 +285,41 @@ json BatchSizes(const std::string& before, const std::string& after) {
   return dist;
 }
 
+// http_vs_grpc mode: --requests pairs, gRPC then HTTP on the same document, one at a time.
+json HttpVsGrpc(client::Client& grpc_client, const std::string& doc,
+                const client::SummarizeOptions& so) {
+  const std::string target = absl::GetFlag(FLAGS_http_target);
+  const size_t colon = target.rfind(':');
+  httplib::Client http(target.substr(0, colon), std::stoi(target.substr(colon + 1)));
+  http.set_keep_alive(true);
+  const std::string path = "/v1/summarize?max_words=" + std::to_string(so.max_words);
+  std::vector<double> g, h, diff;
+  int failed = 0;
+  for (int i = -absl::GetFlag(FLAGS_warmup); i < absl::GetFlag(FLAGS_requests); ++i) {
+    const absl::Time t0 = absl::Now();
+    const auto a = grpc_client.Summarize(doc, so);
+    const absl::Time t1 = absl::Now();
+    const auto b = http.Post(path, doc, "text/plain");
+    const absl::Time t2 = absl::Now();
+    if (!a.ok() || !b || b->status != 200) {
+      ++failed;
+      continue;
+    }
+    if (i < 0) continue;  // warm-up
+    g.push_back(absl::ToDoubleMilliseconds(t1 - t0));
+    h.push_back(absl::ToDoubleMilliseconds(t2 - t1));
+    diff.push_back(h.back() - g.back());
+  }
+  auto pct = [](const std::vector<double>& v, double p, size_t n) -> json {
+    return v.size() >= n ? json(Percentile(v, p)) : json(nullptr);
+  };
+  return {{"pairs", g.size()},
+          {"failed", failed},
+          {"grpc_ms", {{"p50", Percentile(g, 50)}, {"p90", pct(g, 90, 20)}}},
+          {"http_ms", {{"p50", Percentile(h, 50)}, {"p90", pct(h, 90, 20)}}},
+          {"http_minus_grpc_ms_p50", Percentile(diff, 50)}};
+}
+
 int Fail(const absl::Status& s) {
   std::fprintf(stderr, "bench-load: %s\n", s.ToString().c_str());
   return 2;
@@ -302,7 +343,9 @@ int Run() {
   out["mode"] = mode;
   out["target"] = co.target;
   out["documents"] = docs->size();
-  if (mode == "compare") {
+  if (mode == "http_vs_grpc") {
+    out.update(HttpVsGrpc(**client, docs->front(), so));
+  } else if (mode == "compare") {
     client::ClientOptions o2 = co;
     o2.target = absl::GetFlag(FLAGS_compare_target);
     auto other = client::Client::Create(o2);
