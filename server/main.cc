@@ -239,6 +239,23 @@ absl::StatusOr<std::unique_ptr<grpc::Server>> StartApiServer(SummarizerService* 
   return server;
 }
 
+// The HTTP port (--metrics_listen; nullptr when empty): metrics, health, the JSON API and the
+// page, with the gRPC port's TLS. /readyz follows *ready.
+absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpServer(
+    SummarizerService* service, const ServiceOptions& opts,
+    std::vector<std::weak_ptr<prometheus::Collectable>> metrics, const std::atomic<bool>* ready) {
+  if (absl::GetFlag(FLAGS_metrics_listen).empty()) return nullptr;
+  HttpOptions ho;
+  ho.listen = absl::GetFlag(FLAGS_metrics_listen);
+  ho.threads = absl::GetFlag(FLAGS_http_threads);
+  ho.cert_file = absl::GetFlag(FLAGS_tls_cert);
+  ho.key_file = absl::GetFlag(FLAGS_tls_key);
+  ho.client_ca_file = absl::GetFlag(FLAGS_tls_client_ca);
+  // A JSON body carries the document escaped: room for it, and 413 past that.
+  ho.max_body_bytes = opts.max_document_bytes + opts.max_document_bytes / 10 + (64U << 10);
+  return HttpServer::Start(ho, service, std::move(metrics), [ready] { return ready->load(); });
+}
+
 // After SIGTERM/SIGINT: not ready, no new requests, queued work runs while --drain_timeout_s
 // lasts, then both servers stop.
 void Drain(SummarizerService& service, Scheduler& scheduler, Metrics& metrics, grpc::Server* server,
@@ -302,21 +319,8 @@ int Main() {
   SummarizerService service(opts, primary, &scheduler, &pool, &metrics, Clock::Real());
 
   std::atomic<bool> ready{false};
-  std::unique_ptr<HttpServer> http;
-  if (!absl::GetFlag(FLAGS_metrics_listen).empty()) {
-    HttpOptions ho;
-    ho.listen = absl::GetFlag(FLAGS_metrics_listen);
-    ho.threads = absl::GetFlag(FLAGS_http_threads);
-    ho.cert_file = absl::GetFlag(FLAGS_tls_cert);  // the same TLS as the gRPC port
-    ho.key_file = absl::GetFlag(FLAGS_tls_key);
-    ho.client_ca_file = absl::GetFlag(FLAGS_tls_client_ca);
-    // A JSON body carries the document escaped: room for it, and 413 past that.
-    ho.max_body_bytes = opts.max_document_bytes + opts.max_document_bytes / 10 + (64U << 10);
-    auto h = HttpServer::Start(ho, &service, {metrics.registry(), process},
-                               [&ready] { return ready.load(); });
-    if (!h.ok()) return Fail(h.status(), 2);
-    http = *std::move(h);
-  }
+  auto http = StartHttpServer(&service, opts, {metrics.registry(), process}, &ready);
+  if (!http.ok()) return Fail(http.status(), 2);
 
   bool tls = false;
   auto server = StartApiServer(&service, opts.max_document_bytes, &tls);
