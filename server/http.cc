@@ -268,26 +268,27 @@ struct HttpServer::Impl {
   // Runs one service call and waits for its answer (this is an HTTP pool thread, not gRPC's).
   // The request and response live in a shared state the callback also holds.
   template <typename Response, typename Call>
-  void Answer(const httplib::Request& req, httplib::Response& res, Call call) {
+  void Answer(const char* method, const httplib::Request& req, httplib::Response& res, Call call) {
     struct State {
       v1::SummarizeRequest request;
       Response response;
       std::promise<absl::Status> done;
     };
     auto state = std::make_shared<State>();
+    CallInfo info = InfoFrom(req);
+    res.set_header("X-Request-Id", info.request_id);
     if constexpr (!std::is_same_v<Response, v1::ModelInfo>) {
       const bool is_json =
           absl::StartsWith(req.get_header_value("Content-Type"), "application/json");
       auto parsed = is_json ? ParseSummarizeJson(req.body) : ParsePlain(req);
       if (!parsed.ok()) {
+        service->RecordRejected(info, method, parsed.status(), req.body.size());
         SetError(res, parsed.status(), 0);
         return;
       }
       state->request = *std::move(parsed);
     }
     std::future<absl::Status> result = state->done.get_future();
-    CallInfo info = InfoFrom(req);
-    res.set_header("X-Request-Id", info.request_id);
     const absl::Time deadline = info.deadline;
     call(std::move(info), state.get(),
          [state](const absl::Status& s) { state->done.set_value(s); });
@@ -337,19 +338,22 @@ struct HttpServer::Impl {
     });
     if (service == nullptr) return;
     server->Post("/v1/summarize", [this](const httplib::Request& req, httplib::Response& res) {
-      Answer<v1::SummarizeResponse>(req, res, [this](CallInfo&& info, auto* st, Done&& done) {
-        service->HandleSummarize(std::move(info), &st->request, &st->response, std::move(done));
-      });
+      Answer<v1::SummarizeResponse>(
+          "Summarize", req, res, [this](CallInfo&& info, auto* st, Done&& done) {
+            service->HandleSummarize(std::move(info), &st->request, &st->response, std::move(done));
+          });
     });
     server->Post("/v1/estimate", [this](const httplib::Request& req, httplib::Response& res) {
-      Answer<v1::EstimateResponse>(req, res, [this](CallInfo&& info, auto* st, Done&& done) {
-        service->HandleEstimate(std::move(info), &st->request, &st->response, std::move(done));
-      });
+      Answer<v1::EstimateResponse>(
+          "Estimate", req, res, [this](CallInfo&& info, auto* st, Done&& done) {
+            service->HandleEstimate(std::move(info), &st->request, &st->response, std::move(done));
+          });
     });
     server->Get("/v1/model", [this](const httplib::Request& req, httplib::Response& res) {
-      Answer<v1::ModelInfo>(req, res, [this](CallInfo&& info, auto* st, Done&& done) {
-        service->HandleModelInfo(std::move(info), &st->response, std::move(done));
-      });
+      Answer<v1::ModelInfo>(
+          "GetModelInfo", req, res, [this](CallInfo&& info, auto* st, Done&& done) {
+            service->HandleModelInfo(std::move(info), &st->response, std::move(done));
+          });
     });
   }
 };

@@ -141,6 +141,27 @@ void SummarizerService::LogRequest(const Call& call, const absl::Status& status,
   std::fwrite(text.data(), 1, text.size(), stderr);
 }
 
+void SummarizerService::RecordRejected(const CallInfo& info, const char* method,
+                                       const absl::Status& status, uint64_t bytes_in) {
+  if (metrics_ != nullptr) {
+    metrics_->OnRequest(method, absl::StatusCodeToString(status.code()), 0);
+    metrics_->OnFailure(ReasonFor(status.code()));
+  }
+  if (!options_.request_log) return;
+  const nlohmann::json line = {{"request_id", info.request_id},
+                               {"method", method},
+                               {"protocol", info.protocol},
+                               {"code", absl::StatusCodeToString(status.code())},
+                               {"bytes_in", bytes_in},
+                               {"tokens", 0},
+                               {"k", 0},
+                               {"queue_ms", 0},
+                               {"model_ms", 0},
+                               {"total_ms", 0}};
+  const std::string text = line.dump() + "\n";
+  std::fwrite(text.data(), 1, text.size(), stderr);
+}
+
 int64_t SummarizerService::RetryAfterMs() const {
   return absl::ToInt64Milliseconds(scheduler_->PredictedQueueWait()) + 100;
 }

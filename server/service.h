@@ -74,6 +74,11 @@ class SummarizerService final : public v1::Summarizer::CallbackService {
                       v1::EstimateResponse* response, Done done);
   void HandleModelInfo(CallInfo info, v1::ModelInfo* response, Done done);
 
+  // Counts and logs a request a transport refused before it reached a Handle* method (an
+  // HTTP body that is not a request): the metrics and the request log see every request.
+  void RecordRejected(const CallInfo& info, const char* method, const absl::Status& status,
+                      uint64_t bytes_in);
+
   // What a RESOURCE_EXHAUSTED answer suggests as a retry delay (the predicted queue wait).
   int64_t RetryAfterMs() const;
 

@@ -897,7 +897,11 @@ TEST(Http, RequestLogLinesAndIds) {
   v1::SummarizeResponse resp;
   grpc::ClientContext ctx;
   const grpc::Status g = stub->Summarize(&ctx, req, &resp);
+  auto not_json = Http(*s).Post("/v1/summarize", "{\"document\": ", "application/json");
   const std::string log = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(not_json);
+  EXPECT_EQ(not_json->status, 400);
+  EXPECT_EQ(not_json->get_header_value("X-Request-Id").size(), 16U);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->get_header_value("X-Request-Id"), "req-42");
   ASSERT_TRUE(bad);
@@ -914,7 +918,9 @@ TEST(Http, RequestLogLinesAndIds) {
     auto j = nlohmann::json::parse(line, nullptr, false);
     if (!j.is_discarded() && j.contains("request_id")) lines.push_back(j);
   }
-  ASSERT_EQ(lines.size(), 3U) << log;
+  ASSERT_EQ(lines.size(), 4U) << log;
+  EXPECT_EQ(lines[3]["code"], "INVALID_ARGUMENT");  // refused before the service: logged too
+  EXPECT_EQ(lines[3]["request_id"], not_json->get_header_value("X-Request-Id"));
   EXPECT_EQ(lines[0]["request_id"], "req-42");
   EXPECT_EQ(lines[0]["protocol"], "http");
   EXPECT_EQ(lines[0]["code"], "OK");
