@@ -38,7 +38,9 @@ def torch_objects(build: pathlib.Path) -> set:
             continue
         dep = line.strip()
         if source is None:
-            source = dep  # the first dependency is the source file
+            # The first dependency is the source file, relative to the build folder when
+            # ccache rewrote paths (CCACHE_BASEDIR, as scripts/test sets it).
+            source = os.path.normpath(os.path.join(build, dep))
         elif TORCH_HEADER.search(dep):
             uses_torch = True
     if source and uses_torch:
