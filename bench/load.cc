@@ -292,6 +292,7 @@ json HttpVsGrpc(client::Client& grpc_client, const std::string& doc,
   const size_t colon = target.rfind(':');
   httplib::Client http(target.substr(0, colon), std::stoi(target.substr(colon + 1)));
   http.set_keep_alive(true);
+  http.set_tcp_nodelay(true);  // as curl and gRPC do
   const std::string path = "/v1/summarize?max_words=" + std::to_string(so.max_words);
   std::vector<double> g, h, diff;
   int failed = 0;
