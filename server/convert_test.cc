@@ -65,7 +65,8 @@ TEST(PlanRequest, EveryCheckedField) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.request);
-    const auto plan = PlanRequest(Parse(c.request), Config());
+    const v1::SummarizeRequest request = Parse(c.request);
+    const auto plan = PlanRequest(request, Config());
     if (c.error != nullptr) {
       ASSERT_FALSE(plan.ok());
       EXPECT_EQ(plan.status().code(), absl::StatusCode::kInvalidArgument);
@@ -82,10 +83,11 @@ TEST(PlanRequest, EveryCheckedField) {
 }
 
 TEST(PlanRequest, CarriesTheInputAndFlags) {
-  auto plan = PlanRequest(
+  // The plan's input points into the request: it must outlive the plan.
+  const v1::SummarizeRequest request =
       Parse(R"(sentences { sentences: "a" sentences: "b" } title: "T" keep_redundant: true
-               return_all_scores: true clip_distance: 8)"),
-      Config());
+               return_all_scores: true clip_distance: 8)");
+  auto plan = PlanRequest(request, Config());
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_TRUE(plan->input.presplit);
   EXPECT_EQ(plan->input.sentences, (std::vector<std::string_view>{"a", "b"}));
