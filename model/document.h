@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "model/model_config.h"
 #include "model/tokenizer.h"
 
 namespace rpsum::model {
@@ -68,9 +69,7 @@ struct DocumentInput {
   std::string_view title;
 };
 
-// Number of per-unit features (UnitFeatures order): position fraction, heading, list item,
-// short, title overlap, paragraph start.
-inline constexpr int kNumFeatures = 6;
+// The per-unit features (kNumFeatures of them) are listed in model/model_config.h.
 
 struct PreparedDocument {
   std::vector<Unit> units;        // every unit of the input

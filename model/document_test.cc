@@ -230,6 +230,42 @@ TEST_F(PrepareTest, ModelInputLayoutAndFeatures) {
   EXPECT_GT(p->features[kNumFeatures + 4], 0.f);  // unit 1 shares words with the title
 }
 
+// The centrality features (model_config.h): a unit whose words recur in the rest of the
+// document scores above one that shares nothing, the most central unit scores 1, and every
+// value lies in [0, 1].
+TEST_F(PrepareTest, CentralityFeatures) {
+  DocumentInput in;
+  in.document =
+      "The scheduler batches requests by their token cost. The scheduler admits requests while "
+      "their token cost fits the budget. Penguins waddle across frozen beaches. Requests wait in "
+      "the scheduler queue until the budget admits their cost.";
+  auto p = Prepare(in, *tokenizer_, PrepareOptions());
+  ASSERT_TRUE(p.ok());
+  ASSERT_EQ(p->kept.size(), 4u);
+  for (int col : {6, 7}) {
+    float best = 0.f;
+    for (size_t u = 0; u < 4; ++u) {
+      const float c = p->features[u * kNumFeatures + col];
+      EXPECT_GE(c, 0.f);
+      EXPECT_LE(c, 1.f);
+      best = std::max(best, c);
+    }
+    EXPECT_FLOAT_EQ(best, 1.f) << "column " << col;
+    const float off_topic = p->features[2 * kNumFeatures + col];
+    for (size_t u : {0u, 1u, 3u}) {
+      EXPECT_GT(p->features[u * kNumFeatures + col], off_topic) << "unit " << u << " col " << col;
+    }
+  }
+  // No content word of "Penguins waddle across frozen beaches" recurs: cosine 0.
+  EXPECT_EQ(p->features[2 * kNumFeatures + kFeatureContentCentrality], 0.f);
+  // A single unit has no rest to be central to.
+  in.document = "Only one sentence here.";
+  auto one = Prepare(in, *tokenizer_, PrepareOptions());
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->features[6], 0.f);
+  EXPECT_EQ(one->features[kFeatureContentCentrality], 0.f);
+}
+
 // Every document of the valid split prepares; units round-trip to the input bytes and never
 // cross a line break. Prints unit statistics next to the corpus README's word statistics.
 TEST_F(PrepareTest, RealCorpusValidSplit) {

@@ -83,7 +83,7 @@ absl::Status ModelConfig::Validate() const {
   RPSUM_RETURN_IF_ERROR(Range("architecture.max_clip_distance", a.max_clip_distance, 1, 4096));
   RPSUM_RETURN_IF_ERROR(
       Range("architecture.sentence_clip_distance", a.sentence_clip_distance, 1, 4096));
-  RPSUM_RETURN_IF_ERROR(Range("architecture.num_features", a.num_features, 0, 64));
+  RPSUM_RETURN_IF_ERROR(Range("architecture.num_features", a.num_features, 0, kNumFeatures));
   if (!(a.dropout >= 0 && a.dropout < 1)) {
     return absl::InvalidArgumentError("config.json: architecture.dropout outside [0, 1)");
   }
@@ -112,6 +112,11 @@ absl::Status ModelConfig::Validate() const {
       Range("attention.sentence_local_window", t.sentence_local_window, 1, 1 << 16));
   RPSUM_RETURN_IF_ERROR(
       Range("tokenizer.max_tokens_per_sentence", tokenizer.max_tokens_per_sentence, 1, 1 << 16));
+  if (!(scoring.centrality_weight >= -10 && scoring.centrality_weight <= 10)) {
+    return absl::InvalidArgumentError(absl::StrCat("config.json: scoring.centrality_weight is ",
+                                                   scoring.centrality_weight,
+                                                   "; allowed: [-10, 10]"));
+  }
   if (tokenizer.file.empty() || weights_file.empty()) {
     return absl::InvalidArgumentError("config.json: tokenizer.file and weights.file are required");
   }
@@ -125,7 +130,7 @@ absl::StatusOr<ModelConfig> ModelConfig::FromJson(std::string_view text) {
     RPSUM_RETURN_IF_ERROR(
         CheckKeys(j, "config",
                   {"format", "format_version", "name", "version", "architecture", "clip_policy",
-                   "attention", "tokenizer", "weights", "training"}));
+                   "attention", "tokenizer", "scoring", "weights", "training"}));
     if (j.value("format", std::string()) != "rpsum-checkpoint") {
       return absl::InvalidArgumentError(
           "config.json: 'format' must be \"rpsum-checkpoint\"; this is not an rpsum model");
@@ -184,6 +189,11 @@ absl::StatusOr<ModelConfig> ModelConfig::FromJson(std::string_view text) {
       Read(t, "file", &c.tokenizer.file);
       Read(t, "max_tokens_per_sentence", &c.tokenizer.max_tokens_per_sentence);
     }
+    if (j.contains("scoring")) {
+      const json& s = j.at("scoring");
+      RPSUM_RETURN_IF_ERROR(CheckKeys(s, "scoring", {"centrality_weight"}));
+      Read(s, "centrality_weight", &c.scoring.centrality_weight);
+    }
     if (j.contains("weights")) {
       const json& w = j.at("weights");
       RPSUM_RETURN_IF_ERROR(CheckKeys(w, "weights", {"file", "format"}));
@@ -224,6 +234,7 @@ std::string ModelConfig::ToJson() const {
                     {"sentence_local_window", attention.sentence_local_window}};
   j["tokenizer"] = {{"file", tokenizer.file},
                     {"max_tokens_per_sentence", tokenizer.max_tokens_per_sentence}};
+  j["scoring"] = {{"centrality_weight", scoring.centrality_weight}};
   j["weights"] = {{"file", weights_file}, {"format", "safetensors"}};
   j["training"] = json::parse(training_json.empty() ? "{}" : training_json);
   return j.dump(2) + "\n";

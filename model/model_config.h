@@ -12,6 +12,16 @@
 
 namespace rpsum::model {
 
+// Number of per-unit features, in this order: position fraction, heading, list item, short,
+// title overlap, paragraph start (model v1 reads these six), then two centrality features
+// over the kept units (docs/design.md, section 2): ROUGE-1 F1 of the unit against the rest of
+// the document, and cosine similarity of its content words with the rest's, each divided by
+// the document's largest. A checkpoint reads the first architecture.num_features columns.
+inline constexpr int kNumFeatures = 8;
+inline constexpr int kNumFeaturesV1 = 6;
+// The column of the content-word centrality (ScoringConfig).
+inline constexpr int kFeatureContentCentrality = 7;
+
 struct Architecture {
   int64_t vocab_size = 8000;
   int64_t hidden_size = 256;
@@ -23,8 +33,8 @@ struct Architecture {
   int64_t max_clip_distance = 64;
   // Half-width of the sentence-level tables; sentence layers use this k.
   int64_t sentence_clip_distance = 16;
-  // Sentence features fed to the sentence layers (kNumFeatures, model/document.h).
-  int64_t num_features = 6;
+  // Unit features fed to the sentence layers: the first num_features of kNumFeatures.
+  int64_t num_features = kNumFeaturesV1;
   double dropout = 0.1;
   // Layered clipping: head h uses min(k * head_clip_multipliers[h], K). Empty: all heads k.
   std::vector<int64_t> head_clip_multipliers;
@@ -58,6 +68,14 @@ struct TokenizerConfig {
   int64_t max_tokens_per_sentence = 64;
 };
 
+// How the served score of a unit is made from the network's output (docs/design.md, section 6).
+struct ScoringConfig {
+  // score = sigmoid(logit + centrality_weight * z), z the unit's content-word centrality
+  // (model/document.h, kFeatureContentCentrality) standardised over the document's kept units.
+  // 0 (model v1): the network's probability alone.
+  double centrality_weight = 0.0;
+};
+
 struct ModelConfig {
   static constexpr int kFormatVersion = 1;
 
@@ -67,6 +85,7 @@ struct ModelConfig {
   ClipPolicy clip_policy;
   AttentionConfig attention;
   TokenizerConfig tokenizer;
+  ScoringConfig scoring;
   std::string weights_file = "weights.safetensors";
   // Free-form training metadata (JSON object text), kept as is.
   std::string training_json = "{}";

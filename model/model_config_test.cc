@@ -25,9 +25,11 @@ TEST(ModelConfig, RoundTripsThroughJson) {
   c.architecture.head_clip_multipliers = {1, 4};
   c.clip_policy.ratio = 4;
   c.attention.local_window = 64;
+  c.scoring.centrality_weight = 0.25;
   const auto back = ModelConfig::FromJson(c.ToJson());
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->ToJson(), c.ToJson());
+  EXPECT_EQ(back->scoring.centrality_weight, 0.25);
   EXPECT_EQ(back->HeadClips(8), (std::vector<int64_t>{8, 32}));
   EXPECT_EQ(back->HeadClips(32), (std::vector<int64_t>{32, 64}));  // clamped to K
 }
@@ -49,6 +51,25 @@ TEST(ModelConfig, RejectsWhatItDoesNotUnderstand) {
   const auto type =
       code(R"({"format":"rpsum-checkpoint","format_version":1,"architecture":{"heads":"x"}})");
   EXPECT_EQ(type.code(), absl::StatusCode::kInvalidArgument);
+  const auto weight = code(
+      R"({"format":"rpsum-checkpoint","format_version":1,"scoring":{"centrality_weight":11}})");
+  EXPECT_NE(weight.message().find("scoring.centrality_weight"), std::string::npos) << weight;
+  const auto scoring_key =
+      code(R"({"format":"rpsum-checkpoint","format_version":1,"scoring":{"mmr":1}})");
+  EXPECT_NE(scoring_key.message().find("scoring.mmr"), std::string::npos) << scoring_key;
+  const auto features =
+      code(R"({"format":"rpsum-checkpoint","format_version":1,"architecture":{"num_features":9}})");
+  EXPECT_NE(features.message().find("architecture.num_features"), std::string::npos) << features;
+}
+
+// Model v1's config.json has no "scoring" section and six features: it loads as the network's
+// probability alone, reading the first six feature columns.
+TEST(ModelConfig, V1ConfigLoadsUnchanged) {
+  const auto v1 = ModelConfig::FromJson(
+      R"({"format":"rpsum-checkpoint","format_version":1,"architecture":{"num_features":6}})");
+  ASSERT_TRUE(v1.ok()) << v1.status();
+  EXPECT_EQ(v1->scoring.centrality_weight, 0.0);
+  EXPECT_EQ(v1->architecture.num_features, kNumFeaturesV1);
 }
 
 }  // namespace

@@ -65,6 +65,31 @@ std::vector<int32_t> SelectByScore(const std::vector<float>& scores,
   return chosen;
 }
 
+std::vector<float> ServedScores(const PreparedDocument& doc, const std::vector<float>& logits,
+                                const ScoringConfig& scoring) {
+  const size_t n = logits.size();
+  std::vector<double> z(n, 0.0);
+  const double w = scoring.centrality_weight;
+  if (w != 0 && n > 0 && doc.features.size() == n * kNumFeatures) {
+    double mean = 0, var = 0;
+    for (size_t i = 0; i < n; ++i)
+      mean += doc.features[i * kNumFeatures + kFeatureContentCentrality];
+    mean /= static_cast<double>(n);
+    for (size_t i = 0; i < n; ++i) {
+      const double d = doc.features[i * kNumFeatures + kFeatureContentCentrality] - mean;
+      z[i] = d;
+      var += d * d;
+    }
+    const double sd = std::sqrt(var / static_cast<double>(n));
+    for (double& x : z) x = sd > 1e-6 ? x / sd : 0.0;
+  }
+  std::vector<float> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    out[i] = static_cast<float>(1.0 / (1.0 + std::exp(-(logits[i] + w * z[i]))));
+  }
+  return out;
+}
+
 std::vector<int32_t> SelectSummary(const PreparedDocument& doc,
                                    const std::vector<std::string_view>& texts,
                                    const std::vector<float>& scores, SelectOptions o) {

@@ -31,6 +31,14 @@ std::vector<int32_t> SelectByScore(const std::vector<float>& scores,
                                    const std::vector<std::string_view>& texts,
                                    const std::vector<int32_t>& words, const SelectOptions& options);
 
+// The served score of each kept unit of `doc` from the network's logits: sigmoid(logit + w * z),
+// w = scoring.centrality_weight and z the unit's content-word centrality
+// (kFeatureContentCentrality) standardised over the kept units (0 when they are all alike). With
+// w = 0, the network's probability. Per document, so a unit's score never depends on what else
+// is in its batch. Thread-safe.
+std::vector<float> ServedScores(const PreparedDocument& doc, const std::vector<float>& logits,
+                                const ScoringConfig& scoring);
+
 // The summary policy: what the service returns and what evaluation scores, so the model card's
 // numbers are the served summaries' (docs/design.md, "Selection"). A ratio budget becomes words
 // of the whole input (truncated units included); headings are structure, not content, and are

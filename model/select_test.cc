@@ -1,5 +1,6 @@
 #include "model/select.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,38 @@ Doc PrepareText(std::string text, PrepareOptions o = {}) {
     d.texts.push_back(d.prepared.UnitText(in, d.prepared.kept[i]));
   }
   return d;
+}
+
+// ServedScores (ScoringConfig): weight 0 is the network's probability; a positive weight moves
+// each unit by its own document's standardised centrality, so the same unit scores the same in
+// any batch, and a document whose units are equally central keeps the network's order.
+TEST(ServedScores, CentralityWeight) {
+  PreparedDocument doc;
+  doc.features.assign(size_t{3} * kNumFeatures, 0.f);
+  const float central[3] = {0.2f, 1.0f, 0.6f};
+  for (int u = 0; u < 3; ++u) {
+    doc.features[(u * kNumFeatures) + kFeatureContentCentrality] = central[u];
+  }
+  const std::vector<float> logits = {1.0f, 0.0f, 0.5f};
+  ScoringConfig none;
+  const auto p = ServedScores(doc, logits, none);
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_NEAR(p[0], 1 / (1 + std::exp(-1.0)), 1e-6);
+  EXPECT_NEAR(p[1], 0.5, 1e-6);
+  ScoringConfig fused;
+  fused.centrality_weight = 2.0;
+  const auto f = ServedScores(doc, logits, fused);
+  // z = (c - 0.6) / sd(c), sd = sqrt(((0.4)^2 + 0.4^2 + 0) / 3).
+  const double sd = std::sqrt(0.32 / 3);
+  EXPECT_NEAR(f[0], 1 / (1 + std::exp(-(1.0 + 2 * (-0.4 / sd)))), 1e-5);
+  EXPECT_NEAR(f[1], 1 / (1 + std::exp(-(0.0 + 2 * (0.4 / sd)))), 1e-5);
+  EXPECT_NEAR(f[2], 1 / (1 + std::exp(-0.5)), 1e-5);
+  EXPECT_GT(f[1], f[0]);  // centrality overturns a logit gap of 1
+  for (int u = 0; u < 3; ++u) {
+    doc.features[(u * kNumFeatures) + kFeatureContentCentrality] = 0.3f;
+  }
+  const auto flat = ServedScores(doc, logits, fused);
+  for (int u = 0; u < 3; ++u) EXPECT_NEAR(flat[u], p[u], 1e-6);
 }
 
 TEST(SelectSummary, HeadingsAreChosenOnlyWhenThereIsNothingElse) {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -29,6 +30,16 @@ ABSL_FLAG(std::string, json, "", "write the results here");
 ABSL_FLAG(int, limit, 0, "first N documents only (0: all)");
 ABSL_FLAG(int, threads, 2, "torch threads");
 ABSL_FLAG(int, max_input_tokens, 32768, "preparation limit (head truncation past it)");
+ABSL_FLAG(double, centrality_weight, -1,
+          "override the checkpoint's scoring.centrality_weight (negative: keep the config's)");
+ABSL_FLAG(std::string, fusion_study, "",
+          "comma-separated weights w: also score the model's z-scores + w x TextRank's z-scores "
+          "(per document) through the served selection");
+ABSL_FLAG(std::string, fusion_with, "textrank",
+          "the centrality --fusion_study adds: textrank, or feature column N of the preparation");
+ABSL_FLAG(bool, fusion_logit, false,
+          "--fusion_study adds w x centrality z-scores to the model's logits (scores stay in "
+          "(0, 1)) instead of to the model's z-scores");
 ABSL_FLAG(std::string, k_study, "",
           "comma-separated fixed clip distances to compare with the "
           "policy, e.g. 2,16,64,256");
@@ -179,6 +190,65 @@ void PrintKStudy(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad
   }
 }
 
+// Per-document z-scores of `s` (zeros when constant).
+std::vector<float> ZScores(const std::vector<float>& s) {
+  double mean = 0, var = 0;
+  for (float x : s) mean += x;
+  mean /= std::max<size_t>(s.size(), 1);
+  for (float x : s) var += (x - mean) * (x - mean);
+  const double sd = std::sqrt(var / std::max<size_t>(s.size(), 1));
+  std::vector<float> z(s.size(), 0.f);
+  if (sd <= 0) return z;
+  for (size_t i = 0; i < s.size(); ++i) z[i] = static_cast<float>((s[i] - mean) / sd);
+  return z;
+}
+
+// The model's scores fused with TextRank's at each weight of --fusion_study.
+void PrintFusionStudy(const std::vector<EvalDoc>& docs, const ModelRun& run, nlohmann::json* out) {
+  const std::string with = absl::GetFlag(FLAGS_fusion_with);
+  std::printf(
+      "\n### Model %s + w x centrality z-scores (%s)\n\n| w | ROUGE-1 | ROUGE-2 | "
+      "ROUGE-Lsum |\n| --- | --- | --- | --- |\n",
+      absl::GetFlag(FLAGS_fusion_logit) ? "logits" : "z-scores",
+      with == "textrank" ? "TextRank" : ("feature column " + with).c_str());
+  std::vector<std::vector<float>> zm, zt;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    if (absl::GetFlag(FLAGS_fusion_logit)) {
+      std::vector<float> logit(run.scores[i].size());
+      for (size_t u = 0; u < logit.size(); ++u) {
+        const float p = std::clamp(run.scores[i][u], 1e-6f, 1 - 1e-6f);
+        logit[u] = std::log(p / (1 - p));
+      }
+      zm.push_back(logit);
+    } else {
+      zm.push_back(ZScores(run.scores[i]));
+    }
+    if (with == "textrank") {
+      zt.push_back(ZScores(TextRankBaseline(docs[i])));
+    } else {
+      const size_t col = std::stoul(with), n = docs[i].texts.size();
+      std::vector<float> c(n);
+      for (size_t u = 0; u < n; ++u) c[u] = docs[i].prepared.features[u * kNumFeatures + col];
+      zt.push_back(ZScores(c));
+    }
+  }
+  for (absl::string_view w_text : absl::StrSplit(absl::GetFlag(FLAGS_fusion_study), ',')) {
+    const float w = std::stof(std::string(w_text));
+    RougeMean m;
+    for (size_t i = 0; i < docs.size(); ++i) {
+      std::vector<float> f(zm[i].size());
+      for (size_t u = 0; u < f.size(); ++u) f[u] = zm[i][u] + w * zt[i][u];
+      // The served selection reads negative scores as "never"; shift to >= 0.
+      const float low = f.empty() ? 0.f : *std::min_element(f.begin(), f.end());
+      for (float& x : f) x -= low;
+      m.Add(ScoreSummary(docs[i], SummaryFromScores(docs[i], f)));
+    }
+    m = m.Mean();
+    std::printf("| %s | %.2f | %.2f | %.2f |\n", std::string(w_text).c_str(), m.r1, m.r2, m.rlsum);
+    (*out)["fusion_study"][std::string(w_text)] = ToJson(m);
+  }
+}
+
 int Fail(const std::string& what) {
   std::fprintf(stderr, "rpsum-eval: %s\n", what.c_str());
   return 1;
@@ -188,6 +258,9 @@ int Run() {
   at::set_num_threads(absl::GetFlag(FLAGS_threads));
   auto ck = LoadCheckpoint(absl::GetFlag(FLAGS_model), "cpu");
   if (!ck.ok()) return Fail(ck.status().ToString());
+  if (absl::GetFlag(FLAGS_centrality_weight) >= 0) {
+    ck->config.scoring.centrality_weight = absl::GetFlag(FLAGS_centrality_weight);
+  }
   std::string error;
   auto tok = Tokenizer::Load(absl::GetFlag(FLAGS_model) + "/" + ck->config.tokenizer.file, &error);
   if (!tok) return Fail(error);
@@ -220,6 +293,7 @@ int Run() {
   PrintByLength(tables, &out);
   PrintBySource(tables, &out);
   if (!absl::GetFlag(FLAGS_k_study).empty()) PrintKStudy(*ck, docs, pad, run, &out);
+  if (!absl::GetFlag(FLAGS_fusion_study).empty()) PrintFusionStudy(docs, run, &out);
   if (!absl::GetFlag(FLAGS_json).empty()) std::ofstream(absl::GetFlag(FLAGS_json)) << out.dump(2);
   return 0;
 }

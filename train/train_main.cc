@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <numeric>
 #include <random>
 
 #include "absl/flags/flag.h"
@@ -65,6 +66,22 @@ ABSL_FLAG(double, weight_decay, 0.01, "AdamW weight decay");
 ABSL_FLAG(int, warmup, 100, "warmup steps");
 ABSL_FLAG(int, batch_tokens, 8192, "token budget of a batch (B x longest)");
 ABSL_FLAG(double, pos_weight, 2.0, "BCE weight of oracle-selected units");
+ABSL_FLAG(int, features, rpsum::model::kNumFeatures,
+          "unit features the model reads (the first N of model/document.h's kNumFeatures; 6: "
+          "model v1's, without the centrality features)");
+ABSL_FLAG(double, centrality_weight, 0.0,
+          "scoring.centrality_weight of the checkpoint's config (model/model_config.h "
+          "ScoringConfig): the served score adds this many standard deviations of content "
+          "centrality to the logit; validation and the saved model use it");
+ABSL_FLAG(std::string, pretrain_file, "",
+          "self-supervised pre-training: train on this .jsonl(.gz) of documents without "
+          "summaries, each labelled with a pseudo-summary of its most central units "
+          "(--pseudo_ratio of its words; see PseudoSummary); validation stays on --valid_dir");
+ABSL_FLAG(double, pseudo_ratio, 0.05,
+          "words of a pre-training document's pseudo-summary, as a fraction of its words");
+ABSL_FLAG(std::string, init_from, "",
+          "start from this checkpoint directory's weights (same architecture; fine-tuning "
+          "after --pretrain_file); ignored when resuming a saved state");
 ABSL_FLAG(double, soft_labels, 0.0,
           "weight of the soft salience in the labels (0: binary greedy oracle; see "
           "TrainingLabels in model/select.h)");
@@ -137,7 +154,8 @@ ModelConfig ConfigFromFlags(int vocab) {
   a.sentence_layers = absl::GetFlag(FLAGS_sentence_layers);
   a.max_clip_distance = absl::GetFlag(FLAGS_max_clip);
   a.sentence_clip_distance = absl::GetFlag(FLAGS_sentence_clip);
-  a.num_features = kNumFeatures;
+  a.num_features = absl::GetFlag(FLAGS_features);
+  c.scoring.centrality_weight = absl::GetFlag(FLAGS_centrality_weight);
   a.dropout = absl::GetFlag(FLAGS_dropout);
   c.clip_policy.ratio = 8;
   c.clip_policy.min = 4;
@@ -176,9 +194,54 @@ struct Data {
   std::vector<TrainDoc> docs;  // parallel to train
 };
 
+// The pseudo-summary of a pre-training document (PEGASUS's gap sentences, chosen rather than
+// masked): its units by content centrality (kFeatureContentCentrality), most central first,
+// until `ratio` of the kept words, joined in document order. The centrality features are then
+// zeroed in `doc`, so the model has to learn salience from the text instead of copying them.
+std::string PseudoSummary(EvalDoc* doc, double ratio) {
+  PreparedDocument& p = doc->prepared;
+  const size_t n = doc->texts.size();
+  std::vector<int32_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  auto centrality = [&](int32_t u) {
+    return p.features[u * kNumFeatures + kFeatureContentCentrality];
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int32_t a, int32_t b) { return centrality(a) > centrality(b); });
+  int64_t words = 0;
+  for (int32_t w : doc->words) words += w;
+  const double budget = std::max(1.0, ratio * static_cast<double>(words));
+  std::vector<int32_t> chosen;
+  int64_t used = 0;
+  for (int32_t u : order) {
+    if (used >= budget) break;
+    if (p.units[p.kept[u]].kind == UnitKind::kHeading) continue;
+    chosen.push_back(u);
+    used += doc->words[u];
+  }
+  std::sort(chosen.begin(), chosen.end());
+  std::string summary;
+  for (int32_t u : chosen) {
+    if (!summary.empty()) summary += '\n';
+    summary.append(doc->texts[u]);
+  }
+  for (size_t u = 0; u < n; ++u) {
+    for (int col = kNumFeaturesV1; col < kNumFeatures; ++col)
+      p.features[u * kNumFeatures + col] = 0;
+  }
+  return summary;
+}
+
+absl::StatusOr<std::vector<CorpusRecord>> TrainingRecords() {
+  if (!absl::GetFlag(FLAGS_pretrain_file).empty()) {
+    return ReadCorpus(absl::GetFlag(FLAGS_pretrain_file));
+  }
+  return ReadCorpusSplit(absl::GetFlag(FLAGS_data_dir), "train");
+}
+
 absl::StatusOr<Data> LoadData(const ModelConfig& config, const Tokenizer& tokenizer) {
   Data data;
-  auto train = ReadCorpusSplit(absl::GetFlag(FLAGS_data_dir), "train");
+  auto train = TrainingRecords();
   if (!train.ok()) return train.status();
   if (const size_t n = static_cast<size_t>(absl::GetFlag(FLAGS_max_docs));
       n > 0 && n < train->size()) {
@@ -199,7 +262,16 @@ absl::StatusOr<Data> LoadData(const ModelConfig& config, const Tokenizer& tokeni
   prep.truncation = TruncationPolicy::kHead;
   int skipped = 0, vskipped = 0;
   const auto t0 = Clock::now();
-  data.train = PrepareCorpus(data.train_records, tokenizer, prep, true, &skipped);
+  const bool pretrain = !absl::GetFlag(FLAGS_pretrain_file).empty();
+  data.train = PrepareCorpus(data.train_records, tokenizer, prep, !pretrain, &skipped);
+  if (pretrain) {
+    // The records own the references the labels are made from: give each its pseudo-summary.
+    for (EvalDoc& d : data.train) {
+      CorpusRecord* record = &data.train_records[d.record - data.train_records.data()];
+      record->summary = PseudoSummary(&d, absl::GetFlag(FLAGS_pseudo_ratio));
+      d.oracle = GreedyOracle(d.texts, record->summary);
+    }
+  }
   PrepareOptions vprep = prep;
   vprep.max_input_tokens = 32768;  // validate on whole documents, as served
   data.valid = PrepareCorpus(data.valid_records, tokenizer, vprep, false, &vskipped);
@@ -413,6 +485,13 @@ int Run() {
   torch::optim::AdamW opt(model->parameters(),
                           torch::optim::AdamWOptions(absl::GetFlag(FLAGS_lr))
                               .weight_decay(absl::GetFlag(FLAGS_weight_decay)));
+  if (!absl::GetFlag(FLAGS_init_from).empty() && !fs::exists(state / "progress.json")) {
+    const std::string from = absl::GetFlag(FLAGS_init_from) + "/weights.safetensors";
+    auto w = ReadSafetensors(from);
+    if (!w.ok()) return Fail("--init_from", w.status());
+    if (auto s = AssignWeights(model, *w, from); !s.ok()) return Fail("--init_from", s);
+    std::printf("initialised from %s\n", from.c_str());
+  }
   auto resumed = LoadState(state, model, opt);
   if (!resumed.ok())
     return Fail(absl::StrCat("cannot resume from ", state.string()), resumed.status());

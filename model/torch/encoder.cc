@@ -158,7 +158,13 @@ at::Tensor ExtractiveScorerImpl::forward(const ModelBatch& batch, const Attentio
   x = token_norm(x);
   const int64_t b = x.size(0), d = x.size(2), s = batch.sentence_pos.size(1);
   at::Tensor sv = x.gather(1, batch.sentence_pos.unsqueeze(-1).expand({b, s, d}));
-  if (feature_proj) sv = sv + feature_proj(batch.features);
+  if (feature_proj) {
+    // A checkpoint reads the first num_features columns: models trained before a feature was
+    // appended (model/document.h, kNumFeatures) keep loading and scoring as they did.
+    const int64_t f = feature_proj->options.in_features();
+    sv = sv + feature_proj(batch.features.size(-1) == f ? batch.features
+                                                        : batch.features.narrow(-1, 0, f));
+  }
   for (const auto& layer : *sentence_layers) {
     sv = layer->as<EncoderLayer>()->forward(sv, batch.sentence_valid, sentence_plan);
   }

@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
+#include "model/select.h"
 
 namespace rpsum::model {
 namespace {
@@ -125,15 +126,16 @@ absl::StatusOr<std::vector<DocumentScores>> ScoreDocuments(
         }
         if (group.empty()) continue;
         const ModelBatch batch = MakeBatch(group, pad_id, device);
-        const at::Tensor probs =
-            at::sigmoid(scorer->forward(batch, TokenPlan(config, token_local, k),
-                                        SentencePlan(config, sentence_local)))
-                .to(at::kCPU)
-                .contiguous();
+        const at::Tensor logits = scorer
+                                      ->forward(batch, TokenPlan(config, token_local, k),
+                                                SentencePlan(config, sentence_local))
+                                      .to(at::kCPU, at::kFloat)
+                                      .contiguous();
         for (size_t g = 0; g < group.size(); ++g) {
-          const float* row = probs[static_cast<int64_t>(g)].data_ptr<float>();
+          const float* row = logits[static_cast<int64_t>(g)].data_ptr<float>();
           DocumentScores& d = out[members[g]];
-          d.scores.assign(row, row + group[g]->kept.size());
+          d.scores = ServedScores(*group[g], std::vector<float>(row, row + group[g]->kept.size()),
+                                  config.scoring);
           d.clip_distance = k;
           d.local_attention = token_local;
         }
