@@ -1,6 +1,7 @@
 #include "model/summarizer.h"
 
 #include <algorithm>
+#include <string>
 
 namespace rpsum::model {
 
@@ -18,6 +19,13 @@ int64_t ClipDistanceFor(const ModelConfig& config, int64_t tokens, int64_t overr
 
 bool IsLocalAttention(const ModelConfig& config, int64_t tokens) {
   return tokens > config.attention.local_threshold;
+}
+
+std::string WorkerDevice(const std::string& spec, int worker, int gpus) {
+  if (spec == "cuda" || (spec == "auto" && gpus > 0)) {
+    return gpus > 0 ? "cuda:" + std::to_string(worker % gpus) : "cuda";
+  }
+  return spec == "auto" ? "cpu" : spec;
 }
 
 bool IsLocalSentenceAttention(const ModelConfig& config, int64_t units) {

@@ -57,6 +57,15 @@ absl::StatusOr<std::unique_ptr<Summarizer>> LoadTorchSummarizer(const std::strin
                                                                 const std::string& device,
                                                                 int threads);
 
+// GPUs LibTorch can use in this process (0 for a CPU-only build or a machine without one).
+int CudaDeviceCount();
+
+// The device of server worker `worker` (0-based) for the server's --device `spec`: "cuda", and
+// "auto" on a machine with GPUs, place the workers round-robin on the `gpus` GPUs
+// ("cuda:<worker % gpus>"), so each GPU holds its own model copies; "auto" without GPUs is
+// "cpu"; "cpu" and an explicit "cuda:N" are used as given by every worker. Torch-free.
+std::string WorkerDevice(const std::string& spec, int worker, int gpus);
+
 // Test-only fault injection in the real model path: while set, `hook` runs inside the model's
 // exception boundary before every forward pass, with the batch size, on the worker thread. It
 // may throw what LibTorch throws (see ThrowModelErrorForTesting), which the model turns into a

@@ -44,7 +44,9 @@ ABSL_FLAG(bool, request_log, false,
           "tokens, k, queue and model time (never the text)");
 ABSL_FLAG(int, http_threads, 16, "HTTP connections served at once (each has read timeouts)");
 ABSL_FLAG(std::string, model_dir, "models/rpsum-ext", "checkpoint directory");
-ABSL_FLAG(std::string, device, "auto", "auto, cpu, cuda or cuda:N");
+ABSL_FLAG(std::string, device, "auto",
+          "auto, cpu, cuda or cuda:N; cuda (and auto with GPUs) spreads the --workers over the "
+          "GPUs round-robin, worker i on cuda:(i mod GPUs)");
 ABSL_FLAG(int, threads, 0, "LibTorch intra-op threads (0: one per core)");
 ABSL_FLAG(int, workers, 1, "inference workers (each holds its own copy of the model)");
 ABSL_FLAG(int, prepare_threads, 2, "threads that split and tokenize documents");
@@ -183,8 +185,11 @@ absl::StatusOr<std::unique_ptr<grpc::Server>> StartHealthServer() {
 // One model per worker (--workers), each with --threads intra-op threads.
 absl::StatusOr<std::vector<std::unique_ptr<model::Summarizer>>> LoadModels() {
   std::vector<std::unique_ptr<model::Summarizer>> models;
+  const int gpus = model::CudaDeviceCount();
   for (int i = 0; i < std::max(1, absl::GetFlag(FLAGS_workers)); ++i) {
-    auto m = model::LoadTorchSummarizer(absl::GetFlag(FLAGS_model_dir), absl::GetFlag(FLAGS_device),
+    // Each worker's model copy on its own device: round-robin over the GPUs for cuda/auto.
+    auto m = model::LoadTorchSummarizer(absl::GetFlag(FLAGS_model_dir),
+                                        model::WorkerDevice(absl::GetFlag(FLAGS_device), i, gpus),
                                         absl::GetFlag(FLAGS_threads));
     if (!m.ok()) return m.status();
     models.push_back(*std::move(m));

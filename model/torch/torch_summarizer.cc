@@ -1,5 +1,6 @@
 // The LibTorch implementation of the model API.
 #include <ATen/ATen.h>
+#include <torch/cuda.h>
 #include <torch/version.h>
 
 #include <filesystem>
@@ -38,6 +39,10 @@ class TorchSummarizer : public Summarizer {
 };
 
 }  // namespace
+
+int CudaDeviceCount() {
+  return torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0;
+}
 
 absl::StatusOr<std::unique_ptr<Summarizer>> LoadTorchSummarizer(const std::string& dir,
                                                                 const std::string& device,
