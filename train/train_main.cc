@@ -54,6 +54,9 @@ ABSL_FLAG(int, token_layers, 3, "token-level RPR layers");
 ABSL_FLAG(int, sentence_layers, 2, "sentence-level RPR layers");
 ABSL_FLAG(int, max_clip, 256, "largest clip distance K (table half-width)");
 ABSL_FLAG(int, sentence_clip, 16, "clip distance of the sentence layers");
+ABSL_FLAG(int, clip_policy_max, 64,
+          "clip_policy.max of the saved config: the largest k the policy picks (at most "
+          "--max_clip; training still samples every bucket)");
 ABSL_FLAG(int, local_threshold, 1024, "tokens above which attention is block-local");
 ABSL_FLAG(int, local_window, 256, "block-local window (tokens each side)");
 ABSL_FLAG(int, max_tokens_per_sentence, 48, "tokens kept per unit");
@@ -159,7 +162,7 @@ ModelConfig ConfigFromFlags(int vocab) {
   a.dropout = absl::GetFlag(FLAGS_dropout);
   c.clip_policy.ratio = 8;
   c.clip_policy.min = 4;
-  c.clip_policy.max = std::min<int64_t>(64, a.max_clip_distance);
+  c.clip_policy.max = std::min<int64_t>(absl::GetFlag(FLAGS_clip_policy_max), a.max_clip_distance);
   c.clip_policy.buckets.clear();
   for (int64_t b = 4; b <= a.max_clip_distance; b *= 2) c.clip_policy.buckets.push_back(b);
   c.attention.local_threshold = absl::GetFlag(FLAGS_local_threshold);
