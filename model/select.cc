@@ -72,8 +72,9 @@ std::vector<float> ServedScores(const PreparedDocument& doc, const std::vector<f
   const double w = scoring.centrality_weight;
   if (w != 0 && n > 0 && doc.features.size() == n * kNumFeatures) {
     double mean = 0, var = 0;
-    for (size_t i = 0; i < n; ++i)
-      mean += doc.features[i * kNumFeatures + kFeatureContentCentrality];
+    for (size_t i = 0; i < n; ++i) {
+      mean += doc.features[(i * kNumFeatures) + kFeatureContentCentrality];
+    }
     mean /= static_cast<double>(n);
     for (size_t i = 0; i < n; ++i) {
       const double d = doc.features[i * kNumFeatures + kFeatureContentCentrality] - mean;
