@@ -65,24 +65,31 @@ std::vector<int32_t> SelectByScore(const std::vector<float>& scores,
   return chosen;
 }
 
+std::vector<float> ZScores(const std::vector<float>& x) {
+  const size_t n = x.size();
+  std::vector<float> z(n, 0.f);
+  if (n == 0) return z;
+  double mean = 0, var = 0;
+  for (float v : x) mean += v;
+  mean /= static_cast<double>(n);
+  for (float v : x) var += (v - mean) * (v - mean);
+  const double sd = std::sqrt(var / static_cast<double>(n));
+  if (sd <= 1e-6) return z;
+  for (size_t i = 0; i < n; ++i) z[i] = static_cast<float>((x[i] - mean) / sd);
+  return z;
+}
+
 std::vector<float> ServedScores(const PreparedDocument& doc, const std::vector<float>& logits,
                                 const ScoringConfig& scoring) {
   const size_t n = logits.size();
-  std::vector<double> z(n, 0.0);
   const double w = scoring.centrality_weight;
-  if (w != 0 && n > 0 && doc.features.size() == n * kNumFeatures) {
-    double mean = 0, var = 0;
+  std::vector<float> z(n, 0.f);
+  if (w != 0 && doc.features.size() == n * kNumFeatures) {
+    std::vector<float> centrality(n);
     for (size_t i = 0; i < n; ++i) {
-      mean += doc.features[(i * kNumFeatures) + kFeatureContentCentrality];
+      centrality[i] = doc.features[(i * kNumFeatures) + kFeatureContentCentrality];
     }
-    mean /= static_cast<double>(n);
-    for (size_t i = 0; i < n; ++i) {
-      const double d = doc.features[i * kNumFeatures + kFeatureContentCentrality] - mean;
-      z[i] = d;
-      var += d * d;
-    }
-    const double sd = std::sqrt(var / static_cast<double>(n));
-    for (double& x : z) x = sd > 1e-6 ? x / sd : 0.0;
+    z = ZScores(centrality);
   }
   std::vector<float> out(n);
   for (size_t i = 0; i < n; ++i) {

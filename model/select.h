@@ -31,6 +31,9 @@ std::vector<int32_t> SelectByScore(const std::vector<float>& scores,
                                    const std::vector<std::string_view>& texts,
                                    const std::vector<int32_t>& words, const SelectOptions& options);
 
+// (x - mean) / standard deviation of each value (all zeros when the values are all alike).
+std::vector<float> ZScores(const std::vector<float>& x);
+
 // The served score of each kept unit of `doc` from the network's logits: sigmoid(logit + w * z),
 // w = scoring.centrality_weight and z the unit's content-word centrality
 // (kFeatureContentCentrality) standardised over the kept units (0 when they are all alike). With

@@ -17,6 +17,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_split.h"
+#include "model/select.h"
 #include "model/torch/checkpoint.h"
 #include "model/torch/inference.h"
 #include "nlohmann/json.hpp"
@@ -190,20 +191,7 @@ void PrintKStudy(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad
   }
 }
 
-// Per-document z-scores of `s` (zeros when constant).
-std::vector<float> ZScores(const std::vector<float>& s) {
-  double mean = 0, var = 0;
-  for (float x : s) mean += x;
-  mean /= std::max<size_t>(s.size(), 1);
-  for (float x : s) var += (x - mean) * (x - mean);
-  const double sd = std::sqrt(var / std::max<size_t>(s.size(), 1));
-  std::vector<float> z(s.size(), 0.f);
-  if (sd <= 0) return z;
-  for (size_t i = 0; i < s.size(); ++i) z[i] = static_cast<float>((s[i] - mean) / sd);
-  return z;
-}
-
-// The model's scores fused with TextRank's at each weight of --fusion_study.
+// The model's scores fused with a centrality (--fusion_with) at each weight of --fusion_study.
 void PrintFusionStudy(const std::vector<EvalDoc>& docs, const ModelRun& run, nlohmann::json* out) {
   const std::string with = absl::GetFlag(FLAGS_fusion_with);
   std::printf(
