@@ -42,8 +42,11 @@ ABSL_FLAG(bool, fusion_logit, false,
           "--fusion_study adds w x centrality z-scores to the model's logits (scores stay in "
           "(0, 1)) instead of to the model's z-scores");
 ABSL_FLAG(std::string, k_study, "",
-          "comma-separated fixed clip distances to compare with the "
-          "policy, e.g. 2,16,64,256");
+          "comma-separated fixed token-level clip distances to compare with the model's policy "
+          "(0: no relative positions, every distance shares the table's centre row)");
+ABSL_FLAG(std::string, sentence_k_study, "",
+          "comma-separated unit-level clip distances (at most the model's "
+          "architecture.sentence_clip_distance; 0: no unit positions) to compare with it");
 
 namespace rpsum::model {
 namespace {
@@ -67,11 +70,18 @@ struct ModelRun {
   int64_t tokens = 0;
 };
 
+// The k of RunModel that runs the config's clip policy.
+constexpr int64_t kPolicy = -1;
+
+// Scores every document alone with token-level clip distance `k_fixed`: kPolicy runs the
+// config's policy, 0 no relative positions, k > 0 a fixed k (clamped to the tables).
 ModelRun RunModel(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
                   int64_t k_fixed) {
   ModelRun r;
   for (const EvalDoc& d : docs) {
-    const int64_t k = ClipDistanceFor(ck.config, d.prepared.num_tokens(), k_fixed);
+    const int64_t k = k_fixed == 0 ? 0
+                                   : ClipDistanceFor(ck.config, d.prepared.num_tokens(),
+                                                     k_fixed == kPolicy ? 0 : k_fixed);
     const auto t0 = Clock::now();
     auto s = ScoreDocuments(ck, {&d.prepared}, k, pad);
     r.seconds += std::chrono::duration<double>(Clock::now() - t0).count();
@@ -165,29 +175,57 @@ void PrintBySource(Tables& t, nlohmann::json* out) {
   }
 }
 
+// One row of a clip-distance study: the served summaries' ROUGE and the model's time.
+void PrintStudyRow(const char* study, const std::string& name, const std::vector<EvalDoc>& docs,
+                   const ModelRun& r, nlohmann::json* out) {
+  RougeMean m;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    m.Add(ScoreSummary(docs[i], SummaryFromScores(docs[i], r.scores[i])));
+  }
+  m = m.Mean();
+  std::printf("| %s | %.2f | %.2f | %.2f | %.1f | %.0f |\n", name.c_str(), m.r1, m.r2, m.rlsum,
+              r.seconds, static_cast<double>(r.tokens) / r.seconds);
+  (*out)[study][name] = ToJson(m);
+  (*out)[study][name]["model_seconds"] = r.seconds;
+}
+
 // The same model at each fixed k of --k_study, against its own policy (`run`).
 void PrintKStudy(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
                  const ModelRun& run, nlohmann::json* out) {
   std::printf(
       "\n### Clip distance k (same model; ROUGE and model time)\n\n| k | ROUGE-1 | ROUGE-2 | "
       "ROUGE-Lsum | model s | tokens/s |\n| --- | --- | --- | --- | --- | --- |\n");
-  std::vector<int64_t> ks = {0};
+  std::vector<int64_t> ks = {kPolicy};
   for (absl::string_view k : absl::StrSplit(absl::GetFlag(FLAGS_k_study), ',')) {
     ks.push_back(std::stoll(std::string(k)));
   }
   for (int64_t k : ks) {
-    const ModelRun r = k == 0 ? run : RunModel(ck, docs, pad, k);
-    RougeMean m;
-    for (size_t i = 0; i < docs.size(); ++i) {
-      m.Add(ScoreSummary(docs[i], SummaryFromScores(docs[i], r.scores[i])));
-    }
-    m = m.Mean();
-    const std::string name =
-        k == 0 ? "policy: " + ck.config.clip_policy.Describe() : std::to_string(k);
-    std::printf("| %s | %.2f | %.2f | %.2f | %.1f | %.0f |\n", name.c_str(), m.r1, m.r2, m.rlsum,
-                r.seconds, static_cast<double>(r.tokens) / r.seconds);
-    (*out)["k_study"][name] = ToJson(m);
-    (*out)["k_study"][name]["model_seconds"] = r.seconds;
+    const ModelRun r = k == kPolicy ? run : RunModel(ck, docs, pad, k);
+    const std::string name = k == kPolicy ? "policy: " + ck.config.clip_policy.Describe()
+                             : k == 0     ? "0 (no relative positions)"
+                                          : std::to_string(k);
+    PrintStudyRow("k_study", name, docs, r, out);
+  }
+}
+
+// The same model with each unit-level clip distance of --sentence_k_study (token k by policy).
+void PrintSentenceKStudy(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
+                         nlohmann::json* out) {
+  std::printf(
+      "\n### Unit-level clip distance (same model, token k by policy; ROUGE and model time)\n\n"
+      "| unit k | ROUGE-1 | ROUGE-2 | ROUGE-Lsum | model s | tokens/s |\n"
+      "| --- | --- | --- | --- | --- | --- |\n");
+  for (absl::string_view text : absl::StrSplit(absl::GetFlag(FLAGS_sentence_k_study), ',')) {
+    const int64_t k = std::stoll(std::string(text));
+    Checkpoint variant = ck;  // shares the module; only the config's unit k differs
+    variant.config.architecture.sentence_clip_distance =
+        std::clamp<int64_t>(k, 0, ck.config.architecture.sentence_clip_distance);
+    const int64_t used = variant.config.architecture.sentence_clip_distance;
+    const std::string name = used == ck.config.architecture.sentence_clip_distance
+                                 ? std::to_string(used) + " (the model's)"
+                             : used == 0 ? "0 (no unit positions)"
+                                         : std::to_string(used);
+    PrintStudyRow("sentence_k_study", name, docs, RunModel(variant, docs, pad, kPolicy), out);
   }
 }
 
@@ -268,7 +306,7 @@ int Run() {
   const std::vector<EvalDoc> docs = PrepareCorpus(*records, *tok, prep, true, &skipped);
   const int pad = tok->pad_id();
 
-  const ModelRun run = RunModel(*ck, docs, pad, 0);
+  const ModelRun run = RunModel(*ck, docs, pad, kPolicy);
   Tables tables = ScoreSystems(docs, run);
   nlohmann::json out = {{"model", absl::GetFlag(FLAGS_model)},
                         {"data", path},
@@ -281,6 +319,7 @@ int Run() {
   PrintByLength(tables, &out);
   PrintBySource(tables, &out);
   if (!absl::GetFlag(FLAGS_k_study).empty()) PrintKStudy(*ck, docs, pad, run, &out);
+  if (!absl::GetFlag(FLAGS_sentence_k_study).empty()) PrintSentenceKStudy(*ck, docs, pad, &out);
   if (!absl::GetFlag(FLAGS_fusion_study).empty()) PrintFusionStudy(docs, run, &out);
   if (!absl::GetFlag(FLAGS_json).empty()) std::ofstream(absl::GetFlag(FLAGS_json)) << out.dump(2);
   return 0;

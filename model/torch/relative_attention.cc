@@ -375,7 +375,7 @@ int64_t CheckRelativeTables(const at::Tensor& rel_k, const at::Tensor& rel_v, in
   TORCH_CHECK(static_cast<int64_t>(head_k.size()) == heads, "head_k needs one entry per head (",
               heads, "), got ", head_k.size());
   for (int64_t kh : head_k) {
-    TORCH_CHECK(kh >= 1 && kh <= big_k, "clip distance ", kh, " outside [1, ", big_k, "]");
+    TORCH_CHECK(kh >= 0 && kh <= big_k, "clip distance ", kh, " outside [0, ", big_k, "]");
   }
   return big_k;
 }

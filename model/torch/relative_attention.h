@@ -41,11 +41,11 @@ struct AttentionGeometry {
 };
 
 // The core: q [N, H, Lq, d], k and v [N, H, Lk, d]; rel_k and rel_v [2K+1, d] (the whole
-// tables); head_k: H clip distances, each in [1, K]; key_valid: [N, Lk] bool, or undefined
-// (all valid); every query must have at least one valid key in its window. Returns z
-// [N, H, Lq, d]. kAuto picks kFused on CPU float32, else kComposite (any device). Dropout on
-// the weights applies with `training`. Throws c10::Error on bad shapes (callers in
-// model/ turn exceptions into statuses). Thread-safe.
+// tables); head_k: H clip distances, each in [0, K] (0: no relative positions); key_valid: [N, Lk]
+// bool, or undefined (all valid); every query must have at least one valid key in its window.
+// Returns z [N, H, Lq, d]. kAuto picks kFused on CPU float32, else kComposite (any device). Dropout
+// on the weights applies with `training`. Throws c10::Error on bad shapes (callers in model/ turn
+// exceptions into statuses). Thread-safe.
 at::Tensor RelativeAttend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
                           const at::Tensor& rel_k, const at::Tensor& rel_v,
                           const std::vector<int64_t>& head_k, const at::Tensor& key_valid,

@@ -69,10 +69,10 @@ TEST_P(ExactnessTest, EfficientFusedAndDenseAgree) {
   EXPECT_FALSE(fused.isnan().any().item<bool>());
 }
 
-// k in {1, 4, 64, k >= L} for L in {1, 2, 7, 64, 300}.
+// k in {0 (no positions), 1, 4, 64, k >= L} for L in {1, 2, 7, 64, 300}.
 INSTANTIATE_TEST_SUITE_P(LengthsAndClips, ExactnessTest,
                          ::testing::Combine(::testing::Values(1, 2, 7, 64, 300),
-                                            ::testing::Values(1, 4, 64, 400)));
+                                            ::testing::Values(0, 1, 4, 64, 400)));
 
 TEST(RelativeAttention, PerHeadClipDistances) {
   at::manual_seed(7);
@@ -220,6 +220,43 @@ INSTANTIATE_TEST_SUITE_P(LengthsWindowsBlocks, BandTest,
                          ::testing::Combine(::testing::Values(1, 7, 64, 300),
                                             ::testing::Values(1, 16, 50, 100000),
                                             ::testing::Values(1, 5, 64)));
+
+// k = 0 is the ablation "no relative positions": every distance reads the table's centre row,
+// so the other rows change nothing, in every kernel (the inference band kernel included).
+TEST(RelativeAttention, ZeroClipReadsOnlyTheCentreRow) {
+  at::manual_seed(11);
+  for (const int64_t k : {0, 1}) {
+    const Inputs in = Make(300, 16, {k, k, k, k});
+    Inputs redrawn = in;  // every row of both tables but the centre (16) drawn again
+    redrawn.rel_k = in.rel_k.clone();
+    redrawn.rel_v = in.rel_v.clone();
+    redrawn.rel_k.narrow(0, 0, 16).normal_();
+    redrawn.rel_v.narrow(0, 17, 16).normal_();
+    const at::Tensor dense = RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.head_k,
+                                            in.valid, {}, AttentionImpl::kDense);
+    const AttentionGeometry g{0, 50};
+    const at::Tensor local = RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.head_k,
+                                            in.valid, g, AttentionImpl::kDense);
+    const at::Tensor band = Band(redrawn, 50, 64);
+    for (AttentionImpl impl :
+         {AttentionImpl::kDense, AttentionImpl::kComposite, AttentionImpl::kFused}) {
+      const at::Tensor z = RelativeAttend(in.q, in.k, in.v, redrawn.rel_k, redrawn.rel_v, in.head_k,
+                                          in.valid, {}, impl);
+      const double diff = MaxDiff(ValidRows(z, in.valid), ValidRows(dense, in.valid));
+      if (k == 0) {
+        EXPECT_LT(diff, 1e-5);
+      } else {
+        EXPECT_GT(diff, 1e-3);  // at k = 1 the neighbours' rows matter: the check can fail
+      }
+    }
+    const double band_diff = MaxDiff(ValidRows(band, in.valid), ValidRows(local, in.valid));
+    if (k == 0) {
+      EXPECT_LT(band_diff, 1e-5);
+    } else {
+      EXPECT_GT(band_diff, 1e-3);
+    }
+  }
+}
 
 TEST(RelativeAttention, BandMatchesTheFusedTrainingKernelAtModelShape) {
   // The shipped shape at a length past the local threshold: 4 heads of 48, k=16, window 256.
