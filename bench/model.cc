@@ -7,6 +7,10 @@
 // local-attention threshold (least squares on log-log). Each case runs in a child process
 // (this binary re-executed) so that its peak RSS is its own.
 //   bench-model [--runs 3] [--threads 2] [--out bench/results]
+// With --compare OLD,NEW it times only two checkpoints' forwards side by side instead (their own
+// configs: shape, clip policy, attention thresholds), run by run alternated on the same random
+// 4,096- and 16,384-token documents, medians: model_compare.{md,json}.
+//   bench-model --compare models/rpsum-ext-v1,models/rpsum-ext [--runs 15]
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
@@ -24,7 +28,10 @@
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "model/summarizer.h"
+#include "model/torch/checkpoint.h"
 #include "model/torch/encoder.h"
+#include "model/torch/inference.h"
 #include "nlohmann/json.hpp"
 
 namespace rpsum::bench {
@@ -56,6 +63,95 @@ double ForwardFlops(int64_t l, bool local, int64_t k) {
       local && s > kLocalThreshold ? BandPairs(s, kSentenceWindow) : 1.0 * s * s;
   return kTokenLayers * LayerFlops(l, token_pairs, k) +
          kSentenceLayers * LayerFlops(s, sent_pairs, 16);
+}
+
+// A random document of `l` tokens, a unit every kTokensPerUnit tokens, random features.
+model::ModelBatch RandomDocument(int64_t l, int64_t vocab) {
+  const int64_t s = std::max<int64_t>(1, l / kTokensPerUnit);
+  model::ModelBatch b;
+  b.tokens = at::randint(4, vocab, {1, l}, at::kLong);
+  b.token_valid = at::ones({1, l}, at::kBool);
+  b.sentence_pos = (at::arange(s, at::kLong) * kTokensPerUnit).view({1, s});
+  b.sentence_valid = at::ones({1, s}, at::kBool);
+  b.features = at::rand({1, s, model::kNumFeatures});
+  return b;
+}
+
+// Child of --compare: the two checkpoints (RPSUM_BENCH_COMPARE="OLD,NEW") on one document of
+// `l` tokens, each with its own policy's k and attention modes, alternated run by run. Prints
+// "new_median rss_kb old_median".
+int CompareChild(int64_t l, int runs, int threads) {
+  at::set_num_threads(threads);
+  at::manual_seed(1);
+  const char* env = std::getenv("RPSUM_BENCH_COMPARE");
+  const std::string both = env != nullptr ? env : "";
+  const size_t comma = both.find(',');
+  if (comma == std::string::npos) return 1;
+  std::vector<model::Checkpoint> cks;
+  for (const std::string& dir : {both.substr(0, comma), both.substr(comma + 1)}) {
+    auto ck = model::LoadCheckpoint(dir, "cpu");
+    if (!ck.ok()) {
+      std::fprintf(stderr, "bench-model: %s\n", ck.status().ToString().c_str());
+      return 1;
+    }
+    cks.push_back(*std::move(ck));
+  }
+  c10::InferenceMode guard;
+  const int64_t vocab =
+      std::min(cks[0].config.architecture.vocab_size, cks[1].config.architecture.vocab_size);
+  const model::ModelBatch b = RandomDocument(l, vocab);
+  const long base = PeakRssKb();
+  std::vector<double> times[2];
+  for (int r = 0; r <= runs; ++r) {
+    for (int m = 0; m < 2; ++m) {
+      const model::ModelConfig& c = cks[m].config;
+      const int64_t s = b.sentence_valid.size(1);
+      const model::AttentionPlan tp =
+          model::TokenPlan(c, model::IsLocalAttention(c, l), model::ClipDistanceFor(c, l));
+      const model::AttentionPlan sp = model::SentencePlan(c, model::IsLocalSentenceAttention(c, s));
+      const auto t0 = std::chrono::steady_clock::now();
+      at::Tensor out = cks[m].scorer->forward(b, tp, sp);
+      const double dt =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (r > 0) times[m].push_back(dt);  // the first round warms up
+    }
+  }
+  std::printf("%.6f %ld %.6f\n", Median(times[1]), PeakRssKb() - base, Median(times[0]));
+  return 0;
+}
+
+int Compare(const char* self, const std::string& pair, int runs, int threads,
+            const std::string& out_dir) {
+  setenv("RPSUM_BENCH_COMPARE", pair.c_str(), 1);
+  const size_t comma = pair.find(',');
+  const std::string old_dir = pair.substr(0, comma), new_dir = pair.substr(comma + 1);
+  nlohmann::json out = {{"runs", runs}, {"threads", threads}, {"old", old_dir}, {"new", new_dir}};
+  std::ostringstream md;
+  md << "## " << new_dir << " against " << old_dir << ": whole forward, side by side\n\n"
+     << "One process per length; each checkpoint with its own config (clip policy, attention "
+        "modes) on the same random document, runs alternated so that the machine's drift hits "
+        "both alike; median of "
+     << runs << " runs each, " << threads << " threads.\n\n"
+     << "| tokens | old ms | new ms | new / old |\n| --- | --- | --- | --- |\n";
+  for (int64_t l : {4096, 16384}) {
+    const ChildResult r = RunChild(std::string(self) + " --child compare " + std::to_string(l) +
+                                   " 0 " + std::to_string(runs) + " " + std::to_string(threads));
+    if (r.seconds <= 0 || r.extra <= 0) {
+      std::fprintf(stderr, "bench-model: the compare child failed at %lld tokens\n",
+                   static_cast<long long>(l));
+      return 1;
+    }
+    const double ratio = r.seconds / r.extra;
+    out["tokens"][std::to_string(l)] = {
+        {"old_seconds", r.extra}, {"new_seconds", r.seconds}, {"new_over_old", ratio}};
+    char line[128];
+    std::snprintf(line, sizeof line, "| %lld | %.0f | %.0f | %.3f |\n", static_cast<long long>(l),
+                  1000 * r.extra, 1000 * r.seconds, ratio);
+    md << line;
+  }
+  md << "\n";
+  WriteResults(out_dir, "model_compare", out.dump(2), md.str());
+  return 0;
 }
 
 // Child: prints "seconds rss_kb".
@@ -269,10 +365,18 @@ int Parent(const char* self, int runs, int threads, const std::string& out_dir) 
 }  // namespace rpsum::bench
 
 int main(int argc, char** argv) {
+  if (argc >= 7 && std::strcmp(argv[1], "--child") == 0 && std::strcmp(argv[2], "compare") == 0) {
+    return rpsum::bench::CompareChild(std::atoll(argv[3]), std::atoi(argv[5]), std::atoi(argv[6]));
+  }
   if (argc >= 7 && std::strcmp(argv[1], "--child") == 0) {
     return rpsum::bench::Child(argv[2], std::atoll(argv[3]), std::atoll(argv[4]),
                                std::atoi(argv[5]), std::atoi(argv[6]));
   }
   const rpsum::bench::ParentArgs a = rpsum::bench::ParseParentArgs(argc, argv, 3);
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--compare") == 0) {
+      return rpsum::bench::Compare(argv[0], argv[i + 1], a.runs, a.threads, a.out);
+    }
+  }
   return rpsum::bench::Parent(argv[0], a.runs, a.threads, a.out);
 }
