@@ -32,7 +32,7 @@ from grpc_tools import protoc
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "model", "reference"))
+sys.path.insert(0, os.path.join(ROOT, "train", "reference"))
 import safetensors_np  # noqa: E402
 
 
@@ -303,7 +303,9 @@ class Model:
         x = torch.nn.functional.layer_norm(x, (hidden,), w["token_norm.weight"], w["token_norm.bias"])
         sv = x[:, torch.tensor(unit_pos)]
         if "feature_proj.weight" in w:
-            sv = sv + torch.nn.functional.linear(torch.tensor(features)[None],
+            # The checkpoint reads its first num_features columns (6 for v1 and v2).
+            f = torch.tensor(features)[:, :w["feature_proj.weight"].shape[1]]
+            sv = sv + torch.nn.functional.linear(f[None],
                                                  w["feature_proj.weight"], w["feature_proj.bias"])
         svalid = torch.ones(s, dtype=torch.bool)
         swindow = (self.att["sentence_local_window"]
@@ -312,8 +314,47 @@ class Model:
             sv = self.layer(sv, svalid, f"sentence_layers.{i}", self.sentence_k, swindow)
         sv = torch.nn.functional.layer_norm(sv, (hidden,), w["sentence_norm.weight"],
                                             w["sentence_norm.bias"])
-        logits = torch.nn.functional.linear(sv, w["head.weight"], w["head.bias"])[0, :, 0]
-        return torch.sigmoid(logits).tolist()
+        return torch.nn.functional.linear(sv, w["head.weight"], w["head.bias"])[0, :, 0].tolist()
+
+
+def content_centrality(unit_words):
+    """model/document.cc Centrality()[1]: cosine of each unit's content-word counts (words of
+    4+ characters) with the rest of the document's, over the document's largest."""
+    total = {}
+    for ws in unit_words:
+        for w in ws:
+            total[w] = total.get(w, 0) + 1
+    total_words = sum(len(ws) for ws in unit_words)
+    total_sq = sum(c * c for w, c in total.items() if len(w) >= 4)
+    out = []
+    for ws in unit_words:
+        own = {}
+        for w in ws:
+            own[w] = own.get(w, 0) + 1
+        if not ws or total_words == len(ws):
+            out.append(0.0)
+            continue
+        dot = own_sq = cross = 0
+        for w, c in own.items():
+            if len(w) >= 4:
+                dot += c * (total[w] - c)
+                own_sq += c * c
+                cross += c * total[w]
+        rest_sq = total_sq - 2 * cross + own_sq
+        out.append(dot / math.sqrt(own_sq * rest_sq) if own_sq > 0 and rest_sq > 0 else 0.0)
+    best = max(out, default=0.0)
+    return [c / best if best > 0 else 0.0 for c in out]
+
+
+def served_scores(logits, centrality, weight):
+    """model/select.cc ServedScores: sigmoid(logit + weight * z), z the centrality's z-score."""
+    z = [0.0] * len(logits)
+    if weight != 0 and logits:
+        mean = sum(centrality) / len(centrality)
+        sd = math.sqrt(sum((c - mean) ** 2 for c in centrality) / len(centrality))
+        if sd > 1e-6:
+            z = [(c - mean) / sd for c in centrality]
+    return [1.0 / (1.0 + math.exp(-(x + weight * zz))) for x, zz in zip(logits, z)]
 
 
 def trigrams(text):
@@ -352,6 +393,8 @@ class Servicer(pb_grpc.SummarizerServicer):
         title_words = set(alnum_words(req.title))
         tokens, unit_pos, features = [], [], []
         n = len(units)
+        unit_words = [alnum_words(t) for t in texts]
+        centrality = content_centrality(unit_words)
         for i, (u, p) in enumerate(zip(units, pieces)):
             unit_pos.append(len(tokens))
             tokens.append(m.marker)
@@ -359,10 +402,11 @@ class Servicer(pb_grpc.SummarizerServicer):
             words = count_words(texts[i])
             overlap = 0.0
             if title_words:
-                ws = alnum_words(texts[i])
+                ws = unit_words[i]
                 overlap = sum(x in title_words for x in ws) / len(ws) if ws else 0.0
             features.append([i / n, float(u[2] == HEADING), float(u[2] == LIST_ITEM),
-                              float(words < 4), overlap, float(u[3])])
+                              float(words < 4), overlap, float(u[3]),
+                              0.0, centrality[i]])  # column 6 (ROUGE vs rest): no model reads it
         return doc, units, texts, tokens, unit_pos, features
 
     def Summarize(self, req, context):
@@ -374,7 +418,9 @@ class Servicer(pb_grpc.SummarizerServicer):
         k = self.model.pick_k(len(tokens), req.clip_distance)
         t0 = time.perf_counter()
         with self.lock:
-            scores = self.model.score(tokens, unit_pos, features, k)
+            logits = self.model.score(tokens, unit_pos, features, k)
+        weight = self.model.config.get("scoring", {}).get("centrality_weight", 0.0)
+        scores = served_scores(logits, [f[7] for f in features], weight)
         t1 = time.perf_counter()
         words = [count_words(t) for t in texts]
         budget = req.WhichOneof("budget")
