@@ -88,6 +88,8 @@ ABSL_FLAG(std::string, init_from, "",
 ABSL_FLAG(double, soft_labels, 0.0,
           "weight of the soft salience in the labels (0: binary greedy oracle; see "
           "TrainingLabels in model/select.h)");
+ABSL_FLAG(std::string, model_version, "2",
+          "version of the saved config (models/rpsum-ext/config.json \"version\"; model v1 was 1)");
 ABSL_FLAG(int, seed, 1, "random seed");
 ABSL_FLAG(int, threads, 2, "torch intra-op threads");
 ABSL_FLAG(int, checkpoint_every, 100, "steps between saved states");
@@ -147,7 +149,7 @@ absl::Status EnsureTokenizer(const std::string& out, std::string* path) {
 ModelConfig ConfigFromFlags(int vocab) {
   ModelConfig c;
   c.name = "rpsum-ext";
-  c.version = "1";
+  c.version = absl::GetFlag(FLAGS_model_version);
   Architecture& a = c.architecture;
   a.vocab_size = vocab;
   a.hidden_size = absl::GetFlag(FLAGS_hidden);
