@@ -65,6 +65,22 @@ double ForwardFlops(int64_t l, bool local, int64_t k) {
          kSentenceLayers * LayerFlops(s, sent_pairs, 16);
 }
 
+// One row of a side-by-side table, "| tokens | first ms | second ms | ratio |", and its JSON
+// under `node`[tokens].
+struct Named {
+  const char* key;
+  double value;
+};
+void SideBySideRow(int64_t l, Named first, Named second, Named ratio, const char* ratio_unit,
+                   nlohmann::json* node, std::ostringstream* md) {
+  (*node)[std::to_string(l)] = {
+      {first.key, first.value}, {second.key, second.value}, {ratio.key, ratio.value}};
+  char line[128];
+  std::snprintf(line, sizeof line, "| %lld | %.0f | %.0f | %.3f%s |\n", static_cast<long long>(l),
+                1000 * first.value, 1000 * second.value, ratio.value, ratio_unit);
+  *md << line;
+}
+
 // A random document of `l` tokens, a unit every kTokensPerUnit tokens, random features.
 model::ModelBatch RandomDocument(int64_t l, int64_t vocab) {
   const int64_t s = std::max<int64_t>(1, l / kTokensPerUnit);
@@ -141,13 +157,8 @@ int Compare(const char* self, const std::string& pair, int runs, int threads,
                    static_cast<long long>(l));
       return 1;
     }
-    const double ratio = r.seconds / r.extra;
-    out["tokens"][std::to_string(l)] = {
-        {"old_seconds", r.extra}, {"new_seconds", r.seconds}, {"new_over_old", ratio}};
-    char line[128];
-    std::snprintf(line, sizeof line, "| %lld | %.0f | %.0f | %.3f |\n", static_cast<long long>(l),
-                  1000 * r.extra, 1000 * r.seconds, ratio);
-    md << line;
+    SideBySideRow(l, {"old_seconds", r.extra}, {"new_seconds", r.seconds},
+                  {"new_over_old", r.seconds / r.extra}, "", &out["tokens"], &md);
   }
   md << "\n";
   WriteResults(out_dir, "model_compare", out.dump(2), md.str());
@@ -346,15 +357,10 @@ int Parent(const char* self, int runs, int threads, const std::string& out_dir) 
         "--- |\n";
   for (int64_t l : {1024, 4096, 16384}) {
     const Result pr = RunChild(self, "pair", l, 16, std::max(5, runs), threads);
-    const double ratio = pr.extra / pr.seconds;
-    out["band_vs_fused"][std::to_string(l)] = {
-        {"band_seconds", pr.seconds}, {"fused_seconds", pr.extra}, {"speedup", ratio}};
     std::fprintf(stderr, "pair %lld: band %.1f ms, fused %.1f ms\n", static_cast<long long>(l),
                  1000 * pr.seconds, 1000 * pr.extra);
-    char line[128];
-    std::snprintf(line, sizeof line, "| %lld | %.0f | %.0f | %.2fx |\n", static_cast<long long>(l),
-                  1000 * pr.seconds, 1000 * pr.extra, ratio);
-    md << line;
+    SideBySideRow(l, {"band_seconds", pr.seconds}, {"fused_seconds", pr.extra},
+                  {"speedup", pr.extra / pr.seconds}, "x", &out["band_vs_fused"], &md);
   }
   md << "\n";
   WriteResults(out_dir, "model", out.dump(2), md.str());
