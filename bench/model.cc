@@ -81,15 +81,17 @@ void SideBySideRow(int64_t l, Named first, Named second, Named ratio, const char
   *md << line;
 }
 
-// A random document of `l` tokens, a unit every kTokensPerUnit tokens, random features.
-model::ModelBatch RandomDocument(int64_t l, int64_t vocab) {
+// `nb` random documents of `l` tokens each (no padding), a unit every kTokensPerUnit tokens,
+// random features.
+model::ModelBatch RandomDocuments(int64_t l, int64_t vocab, int64_t nb = 1) {
   const int64_t s = std::max<int64_t>(1, l / kTokensPerUnit);
   model::ModelBatch b;
-  b.tokens = at::randint(4, vocab, {1, l}, at::kLong);
-  b.token_valid = at::ones({1, l}, at::kBool);
-  b.sentence_pos = (at::arange(s, at::kLong) * kTokensPerUnit).view({1, s});
-  b.sentence_valid = at::ones({1, s}, at::kBool);
-  b.features = at::rand({1, s, model::kNumFeatures});
+  b.tokens = at::randint(4, vocab, {nb, l}, at::kLong);
+  b.token_valid = at::ones({nb, l}, at::kBool);
+  b.sentence_pos =
+      (at::arange(s, at::kLong) * kTokensPerUnit).view({1, s}).expand({nb, s}).contiguous();
+  b.sentence_valid = at::ones({nb, s}, at::kBool);
+  b.features = at::rand({nb, s, model::kNumFeatures});
   return b;
 }
 
@@ -115,7 +117,7 @@ int CompareChild(int64_t l, int runs, int threads) {
   c10::InferenceMode guard;
   const int64_t vocab =
       std::min(cks[0].config.architecture.vocab_size, cks[1].config.architecture.vocab_size);
-  const model::ModelBatch b = RandomDocument(l, vocab);
+  const model::ModelBatch b = RandomDocuments(l, vocab);
   const long base = PeakRssKb();
   std::vector<double> times[2];
   for (int r = 0; r <= runs; ++r) {
@@ -197,14 +199,8 @@ int Child(const std::string& kind, int64_t l, int64_t k, int runs, int threads) 
     // compare batched against one-at-a-time cost per document.
     const char* batch_env = std::getenv("RPSUM_BENCH_BATCH");
     const int64_t nb = batch_env != nullptr ? std::max(1, std::atoi(batch_env)) : 1;
-    model::ModelBatch b;
-    b.tokens = at::randint(4, 8000, {nb, l}, at::kLong);
-    b.token_valid = at::ones({nb, l}, at::kBool);
-    const int64_t s = std::max<int64_t>(1, l / kTokensPerUnit);
-    b.sentence_pos =
-        (at::arange(s, at::kLong) * kTokensPerUnit).view({1, s}).expand({nb, s}).contiguous();
-    b.sentence_valid = at::ones({nb, s}, at::kBool);
-    b.features = at::rand({nb, s, 6});
+    const model::ModelBatch b = RandomDocuments(l, a.vocab_size, nb);
+    const int64_t s = b.sentence_valid.size(1);
     // "local" and "full" run what the server runs (the tiled band kernel); "local-fused" runs
     // the fused autograd kernel the training uses (the server's kernel before the band one);
     // "pair" alternates the two (below).
