@@ -12,6 +12,9 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <numeric>
+#include <set>
+#include <string>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -44,6 +47,8 @@ ABSL_FLAG(bool, fusion_logit, false,
 ABSL_FLAG(std::string, k_study, "",
           "comma-separated fixed token-level clip distances to compare with the model's policy "
           "(0: no relative positions, every distance shares the table's centre row)");
+ABSL_FLAG(bool, selection_study, false,
+          "also score variants of the selection policy on the model's served scores");
 ABSL_FLAG(std::string, sentence_k_study, "",
           "comma-separated unit-level clip distances (at most the model's "
           "architecture.sentence_clip_distance; 0: no unit positions) to compare with it");
@@ -275,6 +280,85 @@ void PrintFusionStudy(const std::vector<EvalDoc>& docs, const ModelRun& run, nlo
   }
 }
 
+// Variants of the selection policy on the model's served scores (study only; the served policy
+// is model::SelectSummary).
+void PrintSelectionStudy(const std::vector<EvalDoc>& docs, const ModelRun& run,
+                         nlohmann::json* out) {
+  std::printf(
+      "\n### Selection variants (served scores)\n\n| variant | ROUGE-1 | ROUGE-2 | ROUGE-Lsum | "
+      "words / budget |\n| --- | --- | --- | --- | --- |\n");
+  struct Variant {
+    std::string name;
+    double len_power = 0;  // rank by score / words^len_power
+    int min_words = 0;     // skip units shorter than this (unless nothing else)
+    bool cut = false;      // take the next unit even if it overflows, cut to the budget
+    bool stop = false;     // stop at the first unit that does not fit
+  };
+  std::vector<Variant> variants = {{"served"},
+                                   {"cut last unit to the budget", 0, 0, true},
+                                   {"stop at first misfit", 0, 0, false, true},
+                                   {"score / words^0.1", 0.1},
+                                   {"score / words^0.2", 0.2},
+                                   {"score / words^0.15", 0.15},
+                                   {"score / words^0.25", 0.25},
+                                   {"score / words^0.3", 0.3},
+                                   {"score / words^0.4", 0.4},
+                                   {"score * words^0.1", -0.1},
+                                   {"skip units < 4 words", 0, 4},
+                                   {"skip units < 6 words", 0, 6},
+                                   {"skip units < 8 words", 0, 8}};
+  for (const Variant& v : variants) {
+    RougeMean m;
+    double fill = 0;
+    for (size_t i = 0; i < docs.size(); ++i) {
+      const EvalDoc& d = docs[i];
+      std::vector<float> s = run.scores[i];
+      for (size_t u = 0; u < s.size(); ++u) {
+        if (v.len_power != 0) s[u] /= std::pow(std::max(1, d.words[u]), v.len_power);
+        if (v.min_words > 0 && d.words[u] < v.min_words) s[u] *= 1e-3f;
+      }
+      std::string summary;
+      if (v.cut || v.stop) {
+        std::vector<int32_t> order(s.size());
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int32_t a, int32_t b) { return s[a] > s[b]; });
+        std::vector<int32_t> chosen;
+        std::set<std::string> seen;
+        int64_t used = 0;
+        for (int32_t u : order) {
+          if (used >= d.reference_words) break;
+          if (d.prepared.units[d.prepared.kept[u]].kind == UnitKind::kHeading) continue;
+          const auto w = AsciiWords(d.texts[u]);
+          std::vector<std::string> tri;
+          bool blocked = false;
+          for (size_t t = 0; t + 3 <= w.size(); ++t) {
+            tri.push_back(w[t] + " " + w[t + 1] + " " + w[t + 2]);
+            blocked |= seen.count(tri.back()) > 0;
+          }
+          if (blocked) continue;
+          if (v.stop && !chosen.empty() && used + d.words[u] > d.reference_words) break;
+          chosen.push_back(u);
+          used += d.words[u];
+          seen.insert(tri.begin(), tri.end());
+        }
+        std::sort(chosen.begin(), chosen.end());
+        summary = JoinAndCut(d.texts, chosen, d.reference_words);
+      } else {
+        summary = SummaryFromScores(d, s);
+      }
+      fill += static_cast<double>(CountWords(summary)) /
+              static_cast<double>(std::max<int64_t>(1, d.reference_words));
+      m.Add(ScoreSummary(d, summary));
+    }
+    m = m.Mean();
+    fill /= static_cast<double>(std::max<size_t>(1, docs.size()));
+    std::printf("| %s | %.2f | %.2f | %.2f | %.3f |\n", v.name.c_str(), m.r1, m.r2, m.rlsum, fill);
+    (*out)["selection_study"][v.name] = ToJson(m);
+    (*out)["selection_study"][v.name]["fill"] = fill;
+  }
+}
+
 int Fail(const std::string& what) {
   std::fprintf(stderr, "rpsum-eval: %s\n", what.c_str());
   return 1;
@@ -321,6 +405,7 @@ int Run() {
   if (!absl::GetFlag(FLAGS_k_study).empty()) PrintKStudy(*ck, docs, pad, run, &out);
   if (!absl::GetFlag(FLAGS_sentence_k_study).empty()) PrintSentenceKStudy(*ck, docs, pad, &out);
   if (!absl::GetFlag(FLAGS_fusion_study).empty()) PrintFusionStudy(docs, run, &out);
+  if (absl::GetFlag(FLAGS_selection_study)) PrintSelectionStudy(docs, run, &out);
   if (!absl::GetFlag(FLAGS_json).empty()) std::ofstream(absl::GetFlag(FLAGS_json)) << out.dump(2);
   return 0;
 }
