@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <numeric>
 #include <set>
@@ -47,6 +48,9 @@ ABSL_FLAG(bool, fusion_logit, false,
 ABSL_FLAG(std::string, k_study, "",
           "comma-separated fixed token-level clip distances to compare with the model's policy "
           "(0: no relative positions, every distance shares the table's centre row)");
+ABSL_FLAG(std::string, ensemble_with, "",
+          "a second checkpoint with the same tokenizer: also score the mean of the two models' "
+          "served scores (an ensemble study; the server runs one model)");
 ABSL_FLAG(bool, selection_study, false,
           "also score variants of the selection policy on the model's served scores");
 ABSL_FLAG(std::string, sentence_k_study, "",
@@ -359,6 +363,43 @@ void PrintSelectionStudy(const std::vector<EvalDoc>& docs, const ModelRun& run,
   }
 }
 
+// The mean of this model's and --ensemble_with's served scores, against each alone.
+void PrintEnsembleStudy(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
+                        const ModelRun& run, nlohmann::json* out) {
+  const std::string dir = absl::GetFlag(FLAGS_ensemble_with);
+  std::printf("\n### Ensemble with %s (mean of served scores)\n\n", dir.c_str());
+  auto other = LoadCheckpoint(dir, "cpu");
+  if (!other.ok()) {
+    std::printf("cannot load %s: %s\n", dir.c_str(), other.status().ToString().c_str());
+    return;
+  }
+  const auto bytes = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string mine = absl::GetFlag(FLAGS_model) + "/" + ck.config.tokenizer.file;
+  if (bytes(mine) != bytes(dir + "/" + other->config.tokenizer.file) ||
+      other->config.tokenizer.max_tokens_per_sentence !=
+          ck.config.tokenizer.max_tokens_per_sentence) {
+    std::printf("%s has another tokenizer: its units would not line up; not scored\n", dir.c_str());
+    return;
+  }
+  std::printf(
+      "| system | ROUGE-1 | ROUGE-2 | ROUGE-Lsum | model s | tokens/s |\n| --- | --- | --- | --- "
+      "| --- | --- |\n");
+  const ModelRun second = RunModel(*other, docs, pad, kPolicy);
+  ModelRun both = run;
+  both.seconds += second.seconds;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    for (size_t u = 0; u < both.scores[i].size(); ++u) {
+      both.scores[i][u] = 0.5f * (run.scores[i][u] + second.scores[i][u]);
+    }
+  }
+  PrintStudyRow("ensemble_study", "this model", docs, run, out);
+  PrintStudyRow("ensemble_study", dir, docs, second, out);
+  PrintStudyRow("ensemble_study", "mean of the two", docs, both, out);
+}
+
 int Fail(const std::string& what) {
   std::fprintf(stderr, "rpsum-eval: %s\n", what.c_str());
   return 1;
@@ -406,6 +447,7 @@ int Run() {
   if (!absl::GetFlag(FLAGS_sentence_k_study).empty()) PrintSentenceKStudy(*ck, docs, pad, &out);
   if (!absl::GetFlag(FLAGS_fusion_study).empty()) PrintFusionStudy(docs, run, &out);
   if (absl::GetFlag(FLAGS_selection_study)) PrintSelectionStudy(docs, run, &out);
+  if (!absl::GetFlag(FLAGS_ensemble_with).empty()) PrintEnsembleStudy(*ck, docs, pad, run, &out);
   if (!absl::GetFlag(FLAGS_json).empty()) std::ofstream(absl::GetFlag(FLAGS_json)) << out.dump(2);
   return 0;
 }
