@@ -69,6 +69,9 @@ ABSL_FLAG(double, weight_decay, 0.01, "AdamW weight decay");
 ABSL_FLAG(int, warmup, 100, "warmup steps");
 ABSL_FLAG(int, batch_tokens, 8192, "token budget of a batch (B x longest)");
 ABSL_FLAG(double, pos_weight, 2.0, "BCE weight of oracle-selected units");
+ABSL_FLAG(double, rank_weight, 0.0,
+          "weight of the listwise ranking loss (train/training.h ListwiseLoss) added to the "
+          "BCE (0: BCE only)");
 ABSL_FLAG(int, features, rpsum::model::kNumFeatures,
           "unit features the model reads (the first N of model/document.h's kNumFeatures; 6: "
           "model v1's, without the centrality features)");
@@ -355,8 +358,12 @@ double TrainStep(const ModelConfig& config, ExtractiveScorer& model, torch::opti
       SentencePlan(config, IsLocalSentenceAttention(config, batch.sentence_pos.size(1)));
   for (auto& g : opt.param_groups()) static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
   const at::Tensor logits = model->forward(batch, tp, sp);
-  const at::Tensor loss = ExtractiveLoss(logits, BatchLabels(docs, b, batch), batch.sentence_valid,
-                                         absl::GetFlag(FLAGS_pos_weight));
+  const at::Tensor labels = BatchLabels(docs, b, batch);
+  at::Tensor loss =
+      ExtractiveLoss(logits, labels, batch.sentence_valid, absl::GetFlag(FLAGS_pos_weight));
+  if (const double w = absl::GetFlag(FLAGS_rank_weight); w > 0) {
+    loss = loss + w * ListwiseLoss(logits, labels, batch.sentence_valid);
+  }
   opt.zero_grad();
   loss.backward();
   torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0);

@@ -4,6 +4,8 @@
 
 #include <torch/optim/adamw.h>
 
+#include <cmath>
+
 #include "gtest/gtest.h"
 #include "model/document.h"
 #include "model/torch/encoder.h"
@@ -15,7 +17,11 @@ namespace {
 
 using testing::WordTokenizer;
 
-TEST(Training, LossFallsOnATinyModel) {
+// Trains a tiny model for 40 steps on three documents whose units mentioning "proposal" are
+// the summary, with `loss(logits, labels, valid)`; expects the loss to halve and every
+// labelled unit to outscore every unlabelled one of its document.
+template <typename Loss>
+void TrainTinyModel(Loss loss_fn) {
   at::manual_seed(3);
   WordTokenizer tok(100);
   // Units mentioning "proposal" are the summary.
@@ -56,7 +62,7 @@ TEST(Training, LossFallsOnATinyModel) {
   const AttentionPlan sp{{4, 4}, false, 0, AttentionImpl::kAuto};
   std::vector<double> losses;
   for (int step = 0; step < 40; ++step) {
-    const at::Tensor loss = ExtractiveLoss(m->forward(batch, tp, sp), y, batch.sentence_valid, 2.0);
+    const at::Tensor loss = loss_fn(m->forward(batch, tp, sp), y, batch.sentence_valid);
     opt.zero_grad();
     loss.backward();
     opt.step();
@@ -78,6 +84,46 @@ TEST(Training, LossFallsOnATinyModel) {
     }
     EXPECT_GT(min_pos, max_neg) << "document " << i;
   }
+}
+
+TEST(Training, LossFallsOnATinyModel) {
+  TrainTinyModel([](const at::Tensor& logits, const at::Tensor& y, const at::Tensor& valid) {
+    return ExtractiveLoss(logits, y, valid, 2.0);
+  });
+}
+
+TEST(Training, ListwiseLossTrainsATinyModel) {
+  TrainTinyModel([](const at::Tensor& logits, const at::Tensor& y, const at::Tensor& valid) {
+    return ListwiseLoss(logits, y, valid);
+  });
+}
+
+TEST(Training, ListwiseLossIsTheCrossEntropyOverEachDocumentsUnits) {
+  // Document 0: units 0 and 1 valid, unit 2 padding with a huge logit that must not count;
+  // softmax(0, ln 3) = (1/4, 3/4), all label mass on unit 1: -ln(3/4).
+  // Document 1: two equal logits, labels (2, 2) normalise to (1/2, 1/2): ln 2.
+  // Document 2: no label mass: left out of the mean.
+  const at::Tensor logits =
+      at::tensor({0.f, std::log(3.f), 50.f, 1.f, 1.f, 0.f, 2.f, -1.f, 0.f}).reshape({3, 3});
+  const at::Tensor labels =
+      at::tensor({0.f, 1.f, 0.f, 2.f, 2.f, 0.f, 0.f, 0.f, 0.f}).reshape({3, 3});
+  const at::Tensor valid =
+      at::tensor({1, 1, 0, 1, 1, 0, 1, 1, 1}, at::kLong).reshape({3, 3}).to(at::kBool);
+  const double expected = (-std::log(0.75) + std::log(2.0)) / 2;
+  EXPECT_NEAR(ListwiseLoss(logits, labels, valid).item<double>(), expected, 1e-5);
+  // A label on a padded unit is ignored too.
+  const at::Tensor padded_label =
+      at::tensor({0.f, 1.f, 5.f, 2.f, 2.f, 0.f, 0.f, 0.f, 0.f}).reshape({3, 3});
+  EXPECT_NEAR(ListwiseLoss(logits, padded_label, valid).item<double>(), expected, 1e-5);
+  // The gradient raises the labelled unit and lowers the other; padding gets none.
+  const at::Tensor x = logits.clone().requires_grad_(true);
+  ListwiseLoss(x, labels, valid).backward();
+  const at::Tensor g = x.grad();
+  EXPECT_LT(g[0][1].item<float>(), 0);
+  EXPECT_GT(g[0][0].item<float>(), 0);
+  EXPECT_EQ(g[0][2].item<float>(), 0);
+  EXPECT_EQ(g[2][0].item<float>(), 0);
+  EXPECT_FALSE(at::isnan(g).any().item<bool>());
 }
 
 }  // namespace
