@@ -78,4 +78,18 @@ absl::StatusOr<Progress> Progress::FromJson(const std::string& text) {
   }
 }
 
+NextAction NextAfter(const Progress& p, int64_t steps_per_epoch, int64_t total_steps,
+                     int patience) {
+  const auto history = nlohmann::json::parse(p.history_json);
+  const int64_t validated = history.empty() ? 0 : history.back().value("epoch", int64_t{0});
+  if (validated > 0 && p.bad_epochs >= patience) return {NextAction::kDone, -1};
+  // Epochs whose steps are all done (the last one may be cut short by the step budget).
+  const int64_t finished = p.step >= total_steps
+                               ? (total_steps + steps_per_epoch - 1) / steps_per_epoch
+                               : p.step / steps_per_epoch;
+  if (finished > validated) return {NextAction::kValidate, static_cast<int>(finished - 1)};
+  if (p.step >= total_steps) return {NextAction::kDone, -1};
+  return {NextAction::kTrain, static_cast<int>(p.step / steps_per_epoch)};
+}
+
 }  // namespace rpsum::model

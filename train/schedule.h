@@ -47,6 +47,17 @@ struct Progress {
   static absl::StatusOr<Progress> FromJson(const std::string& text);
 };
 
+// What a run does next from `p`, so an interrupted run resumes where it stopped: validate an
+// epoch whose steps are all done but whose validation is not (the run stopped between the
+// two), train the epoch `p.step` is in, or stop (every step done and validated, or `patience`
+// epochs in a row without a gain). `epoch` is 0-based.
+struct NextAction {
+  enum Kind { kTrain, kValidate, kDone };
+  Kind kind = kDone;
+  int epoch = -1;
+};
+NextAction NextAfter(const Progress& p, int64_t steps_per_epoch, int64_t total_steps, int patience);
+
 }  // namespace rpsum::model
 
 #endif  // RPSUM_TRAIN_SCHEDULE_H_

@@ -92,5 +92,36 @@ TEST(Progress, ACorruptFileIsDataLoss) {
   EXPECT_EQ(Progress::FromJson("{}").status().code(), absl::StatusCode::kDataLoss);
 }
 
+// 10 steps per epoch, 2 epochs (20 steps), patience 2.
+TEST(NextAfter, ValidatesAnEpochWhoseStepsAreDoneBeforeTrainingOn) {
+  auto next = [](int64_t step, const char* history, int bad_epochs = 0) {
+    Progress p;
+    p.step = step;
+    p.history_json = history;
+    p.bad_epochs = bad_epochs;
+    return NextAfter(p, 10, 20, 2);
+  };
+  auto is = [](NextAction a, NextAction::Kind kind, int epoch) {
+    return a.kind == kind && a.epoch == epoch;
+  };
+  EXPECT_TRUE(is(next(0, "[]"), NextAction::kTrain, 0));
+  EXPECT_TRUE(is(next(7, "[]"), NextAction::kTrain, 0));
+  // Stopped (time limit, killed) after epoch 1's last step and before its validation.
+  EXPECT_TRUE(is(next(10, "[]"), NextAction::kValidate, 0));
+  EXPECT_TRUE(is(next(10, R"([{"epoch":1}])"), NextAction::kTrain, 1));
+  EXPECT_TRUE(is(next(15, R"([{"epoch":1}])"), NextAction::kTrain, 1));
+  EXPECT_TRUE(is(next(20, R"([{"epoch":1}])"), NextAction::kValidate, 1));
+  EXPECT_TRUE(is(next(20, R"([{"epoch":1},{"epoch":2}])"), NextAction::kDone, -1));
+  // Patience ran out: a rerun does not train on.
+  EXPECT_TRUE(is(next(10, R"([{"epoch":1}])", 2), NextAction::kDone, -1));
+  // A step budget that ends mid-epoch (--max_steps): that partial epoch is validated once.
+  Progress p;
+  p.step = 14;
+  p.history_json = R"([{"epoch":1}])";
+  EXPECT_TRUE(is(NextAfter(p, 10, 14, 2), NextAction::kValidate, 1));
+  p.history_json = R"([{"epoch":1},{"epoch":2}])";
+  EXPECT_TRUE(is(NextAfter(p, 10, 14, 2), NextAction::kDone, -1));
+}
+
 }  // namespace
 }  // namespace rpsum::model

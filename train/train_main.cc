@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <numeric>
 #include <random>
 
@@ -72,6 +73,10 @@ ABSL_FLAG(double, pos_weight, 2.0, "BCE weight of oracle-selected units");
 ABSL_FLAG(double, rank_weight, 0.0,
           "weight of the listwise ranking loss (train/training.h ListwiseLoss) added to the "
           "BCE (0: BCE only)");
+ABSL_FLAG(double, ema_decay, 0.0,
+          "keep an exponential moving average of the weights with this decay (train/training.h "
+          "WeightAverage; 0: off): validation and the saved checkpoint use the average, and each "
+          "epoch's line also reports the raw weights");
 ABSL_FLAG(int, features, rpsum::model::kNumFeatures,
           "unit features the model reads (the first N of model/document.h's kNumFeatures; 6: "
           "model v1's, without the centrality features)");
@@ -303,11 +308,16 @@ absl::StatusOr<Data> LoadData(const ModelConfig& config, const Tokenizer& tokeni
 
 // state/: the weights (safetensors), the optimizer (torch::save) and progress.json, each
 // written to a temporary name and renamed, so an interrupted save leaves the last good state.
+// With --ema_decay, the average too (ema.safetensors, the parameters' names).
 absl::Status SaveState(const fs::path& state, ExtractiveScorer& model, torch::optim::AdamW& opt,
-                       const Progress& progress) {
-  NamedTensors t;
+                       WeightAverage* ema, const Progress& progress) {
+  NamedTensors t, avg;
   for (const auto& p : model->named_parameters()) t.emplace_back(p.key(), p.value());
   absl::Status s = WriteSafetensors((state / "model.safetensors").string(), t);
+  if (ema != nullptr && s.ok()) {
+    for (size_t i = 0; i < t.size(); ++i) avg.emplace_back(t[i].first, ema->average()[i]);
+    s = WriteSafetensors((state / "ema.safetensors").string(), avg);
+  }
   torch::save(opt, (state / "optimizer.pt.tmp").string());
   fs::rename(state / "optimizer.pt.tmp", state / "optimizer.pt");
   std::ofstream(state / "progress.json.tmp") << progress.ToJson();
@@ -315,9 +325,14 @@ absl::Status SaveState(const fs::path& state, ExtractiveScorer& model, torch::op
   return s;
 }
 
-// Loads state/ when there is one (returns a fresh Progress otherwise).
+// Loads state/ when there is one (returns a fresh Progress otherwise). With --ema_decay, *ema
+// is the saved average, or starts from the model's weights (fresh, --init_from or resumed from
+// a state saved without one).
 absl::StatusOr<Progress> LoadState(const fs::path& state, ExtractiveScorer& model,
-                                   torch::optim::AdamW& opt) {
+                                   torch::optim::AdamW& opt, std::unique_ptr<WeightAverage>* ema) {
+  if (const double d = absl::GetFlag(FLAGS_ema_decay); d > 0) {
+    *ema = std::make_unique<WeightAverage>(model->parameters(), d);
+  }
   if (!fs::exists(state / "progress.json")) return Progress{};
   auto text = ReadFile((state / "progress.json").string());
   if (!text.ok()) return text.status();
@@ -327,6 +342,26 @@ absl::StatusOr<Progress> LoadState(const fs::path& state, ExtractiveScorer& mode
   if (!w.ok()) return w.status();
   if (absl::Status s = AssignWeights(model, *w, "state"); !s.ok()) return s;
   torch::load(opt, (state / "optimizer.pt").string());
+  if (*ema != nullptr) {
+    const fs::path file = state / "ema.safetensors";
+    if (!fs::exists(file)) {
+      *ema = std::make_unique<WeightAverage>(model->parameters(), absl::GetFlag(FLAGS_ema_decay));
+      std::printf("no weight average in %s: it starts from the resumed weights\n",
+                  state.string().c_str());
+      return progress;
+    }
+    auto a = ReadSafetensors(file.string());
+    if (!a.ok()) return a.status();
+    size_t i = 0;
+    for (const auto& p : model->named_parameters()) {
+      auto it = a->find(p.key());
+      if (it == a->end() || !it->second.sizes().equals(p.value().sizes())) {
+        return absl::DataLossError(
+            absl::StrCat(file.string(), ": no tensor ", p.key(), " of the model's shape"));
+      }
+      (*ema)->average()[i++].copy_(it->second);
+    }
+  }
   return progress;
 }
 
@@ -373,25 +408,43 @@ double TrainStep(const ModelConfig& config, ExtractiveScorer& model, torch::opti
 }
 
 // End of an epoch: validates, saves best/ when it is the best so far. Returns true when
-// patience has run out.
+// patience has run out. With a weight average, the raw weights are validated and reported
+// first, then the average is what is validated, compared and saved.
 bool EndEpoch(const ModelConfig& config, ExtractiveScorer& model, const Data& data, int32_t pad,
-              int epoch, const std::string& out, const std::string& tok_path, Progress* progress) {
+              int epoch, const std::string& out, const std::string& tok_path, WeightAverage* ema,
+              Progress* progress) {
   model->eval();
   Checkpoint ck{config, model, out, ""};
+  nlohmann::json entry = {{"epoch", epoch + 1}, {"step", progress->step}};
+  if (ema != nullptr) {
+    const auto r0 = Clock::now();
+    const RougeMean raw = Validate(ck, data.valid, pad);
+    std::printf(
+        "epoch %d raw weights: valid ROUGE-1 %.2f ROUGE-2 %.2f ROUGE-L %.2f ROUGE-Lsum "
+        "%.2f (%.0f s)\n",
+        epoch + 1, raw.r1, raw.r2, raw.rl, raw.rlsum, Seconds(r0, Clock::now()));
+    entry["raw"] = {{"r1", raw.r1}, {"r2", raw.r2}, {"rl", raw.rl}, {"rlsum", raw.rlsum}};
+    ema->Swap(model->parameters());
+  }
+  // The raw weights come back whichever way this returns.
+  struct SwapBack {
+    WeightAverage* ema;
+    ExtractiveScorer& model;
+    ~SwapBack() {
+      if (ema != nullptr) ema->Swap(model->parameters());
+    }
+  } swap_back{ema, model};
   const auto v0 = Clock::now();
   const RougeMean m = Validate(ck, data.valid, pad);
   const double score = m.r1 + m.r2 + m.rlsum;
   nlohmann::json history = nlohmann::json::parse(progress->history_json);
-  history.push_back({{"epoch", epoch + 1},
-                     {"step", progress->step},
-                     {"r1", m.r1},
-                     {"r2", m.r2},
-                     {"rl", m.rl},
-                     {"rlsum", m.rlsum}});
+  entry.update({{"r1", m.r1}, {"r2", m.r2}, {"rl", m.rl}, {"rlsum", m.rlsum}});
+  history.push_back(entry);
   progress->history_json = history.dump();
-  std::printf("epoch %d valid ROUGE-1 %.2f ROUGE-2 %.2f ROUGE-L %.2f ROUGE-Lsum %.2f (%.0f s)%s\n",
-              epoch + 1, m.r1, m.r2, m.rl, m.rlsum, Seconds(v0, Clock::now()),
-              score > progress->best ? " best" : "");
+  std::printf(
+      "epoch %d %svalid ROUGE-1 %.2f ROUGE-2 %.2f ROUGE-L %.2f ROUGE-Lsum %.2f (%.0f s)%s\n",
+      epoch + 1, ema != nullptr ? "weight average: " : "", m.r1, m.r2, m.rl, m.rlsum,
+      Seconds(v0, Clock::now()), score > progress->best ? " best" : "");
   std::fflush(stdout);
   if (score <= progress->best) {
     return ++progress->bad_epochs >= absl::GetFlag(FLAGS_patience);
@@ -438,7 +491,8 @@ struct StepLog {
 bool RunEpoch(const ModelConfig& config, ExtractiveScorer& model, torch::optim::AdamW& opt,
               const std::vector<TrainDoc>& docs, const std::vector<std::vector<size_t>>& batches,
               int32_t pad, int epoch, int64_t total_steps, Clock::time_point t0,
-              const std::function<void()>& save, Progress* progress, StepLog* log) {
+              const std::function<void()>& save, WeightAverage* ema, Progress* progress,
+              StepLog* log) {
   const int64_t steps_per_epoch = static_cast<int64_t>(batches.size());
   const std::vector<size_t> order = EpochOrder(batches.size(), absl::GetFlag(FLAGS_seed), epoch);
   const double time_limit = absl::GetFlag(FLAGS_time_limit_min) * 60;
@@ -449,6 +503,7 @@ bool RunEpoch(const ModelConfig& config, ExtractiveScorer& model, torch::optim::
     int64_t k = 0;
     const double loss = TrainStep(config, model, opt, docs, batches[order[pos]], pad,
                                   progress->step, lr, &log->tokens, &k);
+    if (ema != nullptr) ema->Update(model->parameters(), progress->step);
     const int64_t step = ++progress->step;
     log->Add(loss, step, total_steps, epoch, lr, k);
     if (step % absl::GetFlag(FLAGS_checkpoint_every) == 0) save();
@@ -504,7 +559,8 @@ int Run() {
     if (auto s = AssignWeights(model, *w, from); !s.ok()) return Fail("--init_from", s);
     std::printf("initialised from %s\n", from.c_str());
   }
-  auto resumed = LoadState(state, model, opt);
+  std::unique_ptr<WeightAverage> ema;
+  auto resumed = LoadState(state, model, opt, &ema);
   if (!resumed.ok())
     return Fail(absl::StrCat("cannot resume from ", state.string()), resumed.status());
   Progress progress = *resumed;
@@ -515,7 +571,7 @@ int Run() {
   }
   auto save = [&] {
     progress.trained_seconds = trained_before + Seconds(t0, Clock::now());
-    if (auto s = SaveState(state, model, opt, progress); !s.ok()) {
+    if (auto s = SaveState(state, model, opt, ema.get(), progress); !s.ok()) {
       std::fprintf(stderr, "saving state: %s\n", s.ToString().c_str());
     }
   };
@@ -525,23 +581,27 @@ int Run() {
               static_cast<long long>(steps_per_epoch), epochs, static_cast<long long>(total_steps));
   std::fflush(stdout);
   StepLog log;
-  while (progress.step < total_steps) {
-    const int epoch = static_cast<int>(progress.step / steps_per_epoch);
-    model->train();
-    if (!RunEpoch(config, model, opt, data->docs, batches, pad, epoch, total_steps, t0, save,
-                  &progress, &log)) {
-      std::printf("time limit reached at step %lld; state saved, run the same command to resume\n",
-                  static_cast<long long>(progress.step));
-      return 3;
-    }
-    // End of an epoch (or of the step budget): validate, keep the best.
-    if (progress.step % steps_per_epoch == 0 || progress.step == total_steps) {
-      const bool stop = EndEpoch(config, model, *data, pad, epoch, out, tok_path, &progress);
+  for (;;) {
+    const NextAction next =
+        NextAfter(progress, steps_per_epoch, total_steps, absl::GetFlag(FLAGS_patience));
+    if (next.kind == NextAction::kDone) break;
+    if (next.kind == NextAction::kValidate) {
+      // End of an epoch (or of the step budget): validate, keep the best.
+      const bool stop =
+          EndEpoch(config, model, *data, pad, next.epoch, out, tok_path, ema.get(), &progress);
       save();
       if (stop) {
         std::printf("early stop: no validation gain for %d epochs\n", progress.bad_epochs);
         break;
       }
+      continue;
+    }
+    model->train();
+    if (!RunEpoch(config, model, opt, data->docs, batches, pad, next.epoch, total_steps, t0, save,
+                  ema.get(), &progress, &log)) {
+      std::printf("time limit reached at step %lld; state saved, run the same command to resume\n",
+                  static_cast<long long>(progress.step));
+      return 3;
     }
   }
   std::printf(

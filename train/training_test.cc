@@ -126,5 +126,43 @@ TEST(Training, ListwiseLossIsTheCrossEntropyOverEachDocumentsUnits) {
   EXPECT_FALSE(at::isnan(g).any().item<bool>());
 }
 
+TEST(Training, WeightAverageFollowsTheDecayScheduleAndSwapsBack) {
+  // Two "parameters" as the optimizer holds them: leaves that require gradients.
+  const std::vector<at::Tensor> params = {at::tensor({1.f, 2.f}).requires_grad_(true),
+                                          at::tensor({-4.f}).requires_grad_(true)};
+  WeightAverage avg(params, 0.9);
+  // The first update's decay is min(0.9, 1 / 10): mostly the new weights.
+  EXPECT_DOUBLE_EQ(WeightAverage::DecayAt(0.9, 0), 0.1);
+  EXPECT_DOUBLE_EQ(WeightAverage::DecayAt(0.9, 1000), 0.9);
+  {
+    at::NoGradGuard no_grad;
+    params[0].copy_(at::tensor({11.f, 12.f}));
+    params[1].copy_(at::tensor({6.f}));
+  }
+  avg.Update(params, 0);  // 0.1 * old + 0.9 * new
+  EXPECT_NEAR(avg.average()[0][0].item<float>(), 10.f, 1e-5);
+  EXPECT_NEAR(avg.average()[0][1].item<float>(), 11.f, 1e-5);
+  EXPECT_NEAR(avg.average()[1][0].item<float>(), 5.f, 1e-5);
+  {
+    at::NoGradGuard no_grad;
+    params[1].copy_(at::tensor({15.f}));
+  }
+  avg.Update(params, 1000);  // 0.9 * 5 + 0.1 * 15; 0.9 * 10 + 0.1 * 11
+  EXPECT_NEAR(avg.average()[1][0].item<float>(), 6.f, 1e-5);
+  EXPECT_NEAR(avg.average()[0][0].item<float>(), 10.1f, 1e-5);
+  // The weights read the average while swapped in, then get their own values back.
+  avg.Swap(params);
+  EXPECT_NEAR(params[1][0].item<float>(), 6.f, 1e-5);
+  EXPECT_NEAR(params[0][0].item<float>(), 10.1f, 1e-5);
+  EXPECT_TRUE(params[0].requires_grad());
+  avg.Swap(params);
+  EXPECT_NEAR(params[1][0].item<float>(), 15.f, 1e-5);
+  EXPECT_NEAR(params[0][1].item<float>(), 12.f, 1e-5);
+  EXPECT_NEAR(avg.average()[1][0].item<float>(), 6.f, 1e-5);
+  // Gradients still reach the weights after the round trip.
+  (params[0].sum() * 2).backward();
+  EXPECT_NEAR(params[0].grad()[1].item<float>(), 2.f, 1e-6);
+}
+
 }  // namespace
 }  // namespace rpsum::model
