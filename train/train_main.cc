@@ -25,6 +25,7 @@
 #include <numeric>
 #include <random>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
@@ -427,13 +428,9 @@ bool EndEpoch(const ModelConfig& config, ExtractiveScorer& model, const Data& da
     ema->Swap(model->parameters());
   }
   // The raw weights come back whichever way this returns.
-  struct SwapBack {
-    WeightAverage* ema;
-    ExtractiveScorer& model;
-    ~SwapBack() {
-      if (ema != nullptr) ema->Swap(model->parameters());
-    }
-  } swap_back{ema, model};
+  absl::Cleanup swap_back = [ema, &model] {
+    if (ema != nullptr) ema->Swap(model->parameters());
+  };
   const auto v0 = Clock::now();
   const RougeMean m = Validate(ck, data.valid, pad);
   const double score = m.r1 + m.r2 + m.rlsum;
