@@ -293,10 +293,12 @@ void PrintSelectionStudy(const std::vector<EvalDoc>& docs, const ModelRun& run,
       "words / budget |\n| --- | --- | --- | --- | --- |\n");
   struct Variant {
     std::string name;
-    double len_power = 0;  // rank by score / words^len_power
-    int min_words = 0;     // skip units shorter than this (unless nothing else)
-    bool cut = false;      // take the next unit even if it overflows, cut to the budget
-    bool stop = false;     // stop at the first unit that does not fit
+    double len_power = 0;     // rank by score / words^len_power
+    int min_words = 0;        // skip units shorter than this (unless nothing else)
+    bool cut = false;         // take the next unit even if it overflows, cut to the budget
+    bool stop = false;        // stop at the first unit that does not fit
+    bool no_trigram = false;  // no trigram blocking
+    double mmr = 0;           // rank by score - mmr * (largest overlap with a chosen unit)
   };
   std::vector<Variant> variants = {{"served"},
                                    {"cut last unit to the budget", 0, 0, true},
@@ -310,7 +312,13 @@ void PrintSelectionStudy(const std::vector<EvalDoc>& docs, const ModelRun& run,
                                    {"score * words^0.1", -0.1},
                                    {"skip units < 4 words", 0, 4},
                                    {"skip units < 6 words", 0, 6},
-                                   {"skip units < 8 words", 0, 8}};
+                                   {"skip units < 8 words", 0, 8},
+                                   {"no trigram blocking", 0, 0, false, false, true},
+                                   {"MMR 0.05", 0, 0, false, false, false, 0.05},
+                                   {"MMR 0.1", 0, 0, false, false, false, 0.1},
+                                   {"MMR 0.2", 0, 0, false, false, false, 0.2},
+                                   {"MMR 0.3", 0, 0, false, false, false, 0.3},
+                                   {"MMR 0.2, no trigram blocking", 0, 0, false, false, true, 0.2}};
   for (const Variant& v : variants) {
     RougeMean m;
     double fill = 0;
@@ -322,32 +330,57 @@ void PrintSelectionStudy(const std::vector<EvalDoc>& docs, const ModelRun& run,
         if (v.min_words > 0 && d.words[u] < v.min_words) s[u] *= 1e-3f;
       }
       std::string summary;
-      if (v.cut || v.stop) {
-        std::vector<int32_t> order(s.size());
-        std::iota(order.begin(), order.end(), 0);
-        std::stable_sort(order.begin(), order.end(),
-                         [&](int32_t a, int32_t b) { return s[a] > s[b]; });
+      if (v.cut || v.stop || v.no_trigram || v.mmr > 0) {
+        // Greedy: the best remaining unit by score - mmr * overlap, where overlap is the largest
+        // share of its distinct words found in one chosen unit; with mmr = 0 this is score order.
+        const size_t n = s.size();
+        std::vector<std::vector<std::string>> w(n);
+        std::vector<std::set<std::string>> bag(n);
+        for (size_t u = 0; u < n; ++u) {
+          w[u] = AsciiWords(d.texts[u]);
+          bag[u] = std::set<std::string>(w[u].begin(), w[u].end());
+        }
+        std::vector<double> overlap(n, 0);
+        std::vector<bool> done(n, false);
         std::vector<int32_t> chosen;
         std::set<std::string> seen;
         int64_t used = 0;
-        for (int32_t u : order) {
-          if (used >= d.reference_words) break;
-          if (d.prepared.units[d.prepared.kept[u]].kind == UnitKind::kHeading) continue;
-          const auto w = AsciiWords(d.texts[u]);
+        while (used < d.reference_words) {
+          int32_t u = -1;
+          for (size_t c = 0; c < n; ++c) {
+            if (done[c] || d.prepared.units[d.prepared.kept[c]].kind == UnitKind::kHeading) {
+              continue;
+            }
+            if (u < 0 || s[c] - (v.mmr * overlap[c]) > s[u] - (v.mmr * overlap[u])) {
+              u = static_cast<int32_t>(c);
+            }
+          }
+          if (u < 0) break;
+          done[u] = true;
           std::vector<std::string> tri;
           bool blocked = false;
-          for (size_t t = 0; t + 3 <= w.size(); ++t) {
-            tri.push_back(w[t] + " " + w[t + 1] + " " + w[t + 2]);
+          for (size_t t = 0; !v.no_trigram && t + 3 <= w[u].size(); ++t) {
+            tri.push_back(w[u][t] + " " + w[u][t + 1] + " " + w[u][t + 2]);
             blocked |= seen.count(tri.back()) > 0;
           }
           if (blocked) continue;
-          if (v.stop && !chosen.empty() && used + d.words[u] > d.reference_words) break;
+          const bool misfit = !chosen.empty() && used + d.words[u] > d.reference_words;
+          if (v.stop && misfit) break;
+          if (!v.cut && misfit) continue;  // the served policy scans on for units that fit
           chosen.push_back(u);
           used += d.words[u];
           seen.insert(tri.begin(), tri.end());
+          for (size_t c = 0; c < n; ++c) {
+            if (done[c] || bag[c].empty()) continue;
+            size_t shared = 0;
+            for (const auto& word : bag[c]) shared += bag[u].count(word);
+            overlap[c] = std::max(overlap[c],
+                                  static_cast<double>(shared) / static_cast<double>(bag[c].size()));
+          }
         }
         std::sort(chosen.begin(), chosen.end());
-        summary = JoinAndCut(d.texts, chosen, d.reference_words);
+        // Served summaries are whole units (SummaryFromScores); the cut and stop variants are cut.
+        summary = JoinAndCut(d.texts, chosen, v.cut || v.stop ? d.reference_words : 0);
       } else {
         summary = SummaryFromScores(d, s);
       }
