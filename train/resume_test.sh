@@ -2,8 +2,9 @@
 # rpsum-train resumes exactly: a tiny model trained on a synthetic corpus in one go, and the
 # same run stopped by --time_limit_min after every step or two and rerun until it is done
 # (so it stops at each epoch's last step, before that epoch's validation, too), end with
-# byte-identical best/ weights, the weight average (--ema_decay) included, and validate each
-# epoch exactly once. Dropout is off: resuming reseeds torch's generator.
+# byte-identical best/ weights, the weight average (--ema_decay) and the masked-token head
+# (--mlm_weight: its weights and masks) included, and validate each epoch exactly once. Dropout
+# is off: resuming reseeds torch's generator.
 #   resume_test.sh RPSUM_TRAIN TOKENIZER_MODEL
 set -euo pipefail
 trap 'echo "FAIL: line $LINENO: \"$BASH_COMMAND\" exited $?" >&2' ERR
@@ -36,7 +37,7 @@ EOF
 flags=(--data_dir "$tmp/data" --tokenizer "$tokenizer" --hidden 32 --heads 2 --ffn 64
        --token_layers 1 --sentence_layers 1 --max_tokens 512 --batch_tokens 1024 --epochs 2
        --patience 2 --warmup 2 --dropout 0 --threads 1 --checkpoint_every 3 --features 6
-       --ema_decay 0.9)
+       --ema_decay 0.9 --mlm_weight 0.5)
 "$train" "${flags[@]}" --out "$tmp/whole" >"$tmp/whole.log" 2>&1
 grep -q "^done: best epoch" "$tmp/whole.log" || { echo "FAIL: the whole run:"; cat "$tmp/whole.log"; exit 1; }
 steps=$(sed -n 's/^training: .* \([0-9]*\) steps$/\1/p' "$tmp/whole.log")
@@ -64,9 +65,11 @@ b=$(sha256sum <"$tmp/cut/best/weights.safetensors")
 [ "$a" = "$b" ] || { echo "FAIL: the stopped-and-resumed run's best weights differ"; exit 1; }
 cmp -s "$tmp/whole/state/ema.safetensors" "$tmp/cut/state/ema.safetensors" ||
   { echo "FAIL: the weight averages differ"; exit 1; }
+cmp -s "$tmp/whole/state/mlm.safetensors" "$tmp/cut/state/mlm.safetensors" ||
+  { echo "FAIL: the masked-token heads differ"; exit 1; }
 # Done means done: one more run trains nothing.
 "$train" "${flags[@]}" --out "$tmp/cut" >"$tmp/again.log" 2>&1
 if grep -q "^step \|valid ROUGE" "$tmp/again.log"; then
   echo "FAIL: a finished run trained or validated again:"; cat "$tmp/again.log"; exit 1
 fi
-echo "ok   $runs stopped runs ($steps steps): the same best weights and weight average"
+echo "ok   $runs stopped runs ($steps steps): the same best weights, weight average and head"

@@ -91,6 +91,10 @@ ABSL_FLAG(std::string, pretrain_file, "",
           "(--pseudo_ratio of its words; see PseudoSummary); validation stays on --valid_dir");
 ABSL_FLAG(double, pseudo_ratio, 0.05,
           "words of a pre-training document's pseudo-summary, as a fraction of its words");
+ABSL_FLAG(double, mlm_weight, 0.0,
+          "weight of a masked-token loss added to the unit loss (pre-training on --pretrain_file: "
+          "train/training.h MaskTokens; 0: none)");
+ABSL_FLAG(double, mlm_ratio, 0.15, "share of the tokens masked when --mlm_weight > 0");
 ABSL_FLAG(std::string, init_from, "",
           "start from this checkpoint directory's weights (same architecture; fine-tuning "
           "after --pretrain_file); ignored when resuming a saved state");
@@ -309,12 +313,17 @@ absl::StatusOr<Data> LoadData(const ModelConfig& config, const Tokenizer& tokeni
 
 // state/: the weights (safetensors), the optimizer (torch::save) and progress.json, each
 // written to a temporary name and renamed, so an interrupted save leaves the last good state.
-// With --ema_decay, the average too (ema.safetensors, the parameters' names).
-absl::Status SaveState(const fs::path& state, ExtractiveScorer& model, torch::optim::AdamW& opt,
-                       WeightAverage* ema, const Progress& progress) {
-  NamedTensors t, avg;
+// With --ema_decay, the average too (ema.safetensors, the parameters' names); with
+// --mlm_weight, the masked-token head (mlm.safetensors).
+absl::Status SaveState(const fs::path& state, ExtractiveScorer& model, MaskedTokenHead& mlm,
+                       torch::optim::AdamW& opt, WeightAverage* ema, const Progress& progress) {
+  NamedTensors t, avg, head;
   for (const auto& p : model->named_parameters()) t.emplace_back(p.key(), p.value());
   absl::Status s = WriteSafetensors((state / "model.safetensors").string(), t);
+  if (mlm && s.ok()) {
+    for (const auto& p : mlm->named_parameters()) head.emplace_back(p.key(), p.value());
+    s = WriteSafetensors((state / "mlm.safetensors").string(), head);
+  }
   if (ema != nullptr && s.ok()) {
     for (size_t i = 0; i < t.size(); ++i) avg.emplace_back(t[i].first, ema->average()[i]);
     s = WriteSafetensors((state / "ema.safetensors").string(), avg);
@@ -330,7 +339,8 @@ absl::Status SaveState(const fs::path& state, ExtractiveScorer& model, torch::op
 // is the saved average, or starts from the model's weights (fresh, --init_from or resumed from
 // a state saved without one).
 absl::StatusOr<Progress> LoadState(const fs::path& state, ExtractiveScorer& model,
-                                   torch::optim::AdamW& opt, std::unique_ptr<WeightAverage>* ema) {
+                                   MaskedTokenHead& mlm, torch::optim::AdamW& opt,
+                                   std::unique_ptr<WeightAverage>* ema) {
   if (const double d = absl::GetFlag(FLAGS_ema_decay); d > 0) {
     *ema = std::make_unique<WeightAverage>(model->parameters(), d);
   }
@@ -342,6 +352,19 @@ absl::StatusOr<Progress> LoadState(const fs::path& state, ExtractiveScorer& mode
   auto w = ReadSafetensors((state / "model.safetensors").string());
   if (!w.ok()) return w.status();
   if (absl::Status s = AssignWeights(model, *w, "state"); !s.ok()) return s;
+  if (mlm) {
+    auto h = ReadSafetensors((state / "mlm.safetensors").string());
+    if (!h.ok()) return h.status();
+    at::NoGradGuard no_grad;
+    for (const auto& p : mlm->named_parameters()) {
+      auto it = h->find(p.key());
+      if (it == h->end() || !it->second.sizes().equals(p.value().sizes())) {
+        return absl::DataLossError(
+            absl::StrCat("mlm.safetensors: no tensor ", p.key(), " of the head's shape"));
+      }
+      p.value().copy_(it->second);
+    }
+  }
   torch::load(opt, (state / "optimizer.pt").string());
   if (*ema != nullptr) {
     const fs::path file = state / "ema.safetensors";
@@ -380,29 +403,49 @@ at::Tensor BatchLabels(const std::vector<TrainDoc>& docs, const std::vector<size
 }
 
 // One optimizer step on one batch; returns the loss and sets *k to the clip distance used.
-double TrainStep(const ModelConfig& config, ExtractiveScorer& model, torch::optim::AdamW& opt,
-                 const std::vector<TrainDoc>& docs, const std::vector<size_t>& b, int32_t pad,
-                 int64_t step, double lr, int64_t* tokens, int64_t* k) {
+// With a masked-token head, the unit loss is computed on the masked input and the head's loss,
+// times --mlm_weight, is added.
+double TrainStep(const ModelConfig& config, ExtractiveScorer& model, MaskedTokenHead& mlm,
+                 torch::optim::AdamW& opt, const std::vector<TrainDoc>& docs,
+                 const std::vector<size_t>& b, int32_t pad, int32_t marker, int64_t step, double lr,
+                 int64_t* tokens, int64_t* k) {
   std::vector<const PreparedDocument*> prepared;
   prepared.reserve(b.size());
   for (size_t i : b) prepared.push_back(docs[i].prepared);
-  const ModelBatch batch = MakeBatch(prepared, pad, at::kCPU);
+  ModelBatch batch = MakeBatch(prepared, pad, at::kCPU);
+  MaskedTokens masked;
+  if (mlm) {
+    masked = MaskTokens(
+        batch.tokens, batch.token_valid, marker, config.architecture.vocab_size,
+        absl::GetFlag(FLAGS_mlm_ratio),
+        (static_cast<uint64_t>(absl::GetFlag(FLAGS_seed)) << 32) ^ static_cast<uint64_t>(step));
+    batch.tokens = masked.input;
+  }
   *k = TrainingClipDistance(config, absl::GetFlag(FLAGS_seed), step, batch.tokens.size(1));
   // Training batches hold documents of similar length: one plan for the batch.
   const AttentionPlan tp = TokenPlan(config, IsLocalAttention(config, batch.tokens.size(1)), *k);
   const AttentionPlan sp =
       SentencePlan(config, IsLocalSentenceAttention(config, batch.sentence_pos.size(1)));
   for (auto& g : opt.param_groups()) static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
-  const at::Tensor logits = model->forward(batch, tp, sp);
+  const at::Tensor states = model->EncodeTokens(batch, tp);
+  const at::Tensor logits = model->ScoreUnits(states, batch, sp);
   const at::Tensor labels = BatchLabels(docs, b, batch);
   at::Tensor loss =
       ExtractiveLoss(logits, labels, batch.sentence_valid, absl::GetFlag(FLAGS_pos_weight));
   if (const double w = absl::GetFlag(FLAGS_rank_weight); w > 0) {
     loss = loss + w * ListwiseLoss(logits, labels, batch.sentence_valid);
   }
+  if (mlm) {
+    loss = loss +
+           absl::GetFlag(FLAGS_mlm_weight) * mlm->Loss(states, masked.target, model->embed->weight);
+  }
   opt.zero_grad();
   loss.backward();
-  torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0);
+  std::vector<at::Tensor> params = model->parameters();
+  if (mlm) {
+    for (const at::Tensor& p : mlm->parameters()) params.push_back(p);
+  }
+  torch::nn::utils::clip_grad_norm_(params, 1.0);
   opt.step();
   *tokens += batch.token_valid.sum().item<int64_t>();
   return loss.item<double>();
@@ -485,9 +528,10 @@ struct StepLog {
 
 // The rest of epoch `epoch` from progress->step (a resumed run starts mid-epoch), saving every
 // --checkpoint_every steps. Returns false when --time_limit_min ran out (state saved).
-bool RunEpoch(const ModelConfig& config, ExtractiveScorer& model, torch::optim::AdamW& opt,
-              const std::vector<TrainDoc>& docs, const std::vector<std::vector<size_t>>& batches,
-              int32_t pad, int epoch, int64_t total_steps, Clock::time_point t0,
+bool RunEpoch(const ModelConfig& config, ExtractiveScorer& model, MaskedTokenHead& mlm,
+              torch::optim::AdamW& opt, const std::vector<TrainDoc>& docs,
+              const std::vector<std::vector<size_t>>& batches, int32_t pad, int32_t marker,
+              int epoch, int64_t total_steps, Clock::time_point t0,
               const std::function<void()>& save, WeightAverage* ema, Progress* progress,
               StepLog* log) {
   const int64_t steps_per_epoch = static_cast<int64_t>(batches.size());
@@ -498,7 +542,7 @@ bool RunEpoch(const ModelConfig& config, ExtractiveScorer& model, torch::optim::
     const double lr = LearningRate(progress->step, absl::GetFlag(FLAGS_warmup), total_steps,
                                    absl::GetFlag(FLAGS_lr));
     int64_t k = 0;
-    const double loss = TrainStep(config, model, opt, docs, batches[order[pos]], pad,
+    const double loss = TrainStep(config, model, mlm, opt, docs, batches[order[pos]], pad, marker,
                                   progress->step, lr, &log->tokens, &k);
     if (ema != nullptr) ema->Update(model->parameters(), progress->step);
     const int64_t step = ++progress->step;
@@ -546,9 +590,19 @@ int Run() {
 
   ExtractiveScorer model(config.architecture);
   model->set_checkpoint_layers(absl::GetFlag(FLAGS_checkpoint_layers));
-  torch::optim::AdamW opt(model->parameters(),
-                          torch::optim::AdamWOptions(absl::GetFlag(FLAGS_lr))
-                              .weight_decay(absl::GetFlag(FLAGS_weight_decay)));
+  // The masked-token head trains beside the model and is not part of its checkpoint.
+  MaskedTokenHead mlm{nullptr};
+  std::vector<at::Tensor> trained = model->parameters();
+  if (absl::GetFlag(FLAGS_mlm_weight) > 0) {
+    if (tokenizer->marker_id() == kMaskId || tokenizer->pad_id() == kMaskId) {
+      return Fail("--mlm_weight", absl::InvalidArgumentError(
+                                      "the tokenizer uses the mask id for its marker or padding"));
+    }
+    mlm = MaskedTokenHead(config.architecture.hidden_size, config.architecture.vocab_size);
+    for (const at::Tensor& p : mlm->parameters()) trained.push_back(p);
+  }
+  torch::optim::AdamW opt(trained, torch::optim::AdamWOptions(absl::GetFlag(FLAGS_lr))
+                                       .weight_decay(absl::GetFlag(FLAGS_weight_decay)));
   if (!absl::GetFlag(FLAGS_init_from).empty() && !fs::exists(state / "progress.json")) {
     const std::string from = absl::GetFlag(FLAGS_init_from) + "/weights.safetensors";
     auto w = ReadSafetensors(from);
@@ -557,7 +611,7 @@ int Run() {
     std::printf("initialised from %s\n", from.c_str());
   }
   std::unique_ptr<WeightAverage> ema;
-  auto resumed = LoadState(state, model, opt, &ema);
+  auto resumed = LoadState(state, model, mlm, opt, &ema);
   if (!resumed.ok())
     return Fail(absl::StrCat("cannot resume from ", state.string()), resumed.status());
   Progress progress = *resumed;
@@ -568,7 +622,7 @@ int Run() {
   }
   auto save = [&] {
     progress.trained_seconds = trained_before + Seconds(t0, Clock::now());
-    if (auto s = SaveState(state, model, opt, ema.get(), progress); !s.ok()) {
+    if (auto s = SaveState(state, model, mlm, opt, ema.get(), progress); !s.ok()) {
       std::fprintf(stderr, "saving state: %s\n", s.ToString().c_str());
     }
   };
@@ -594,8 +648,8 @@ int Run() {
       continue;
     }
     model->train();
-    if (!RunEpoch(config, model, opt, data->docs, batches, pad, next.epoch, total_steps, t0, save,
-                  ema.get(), &progress, &log)) {
+    if (!RunEpoch(config, model, mlm, opt, data->docs, batches, pad, tokenizer->marker_id(),
+                  next.epoch, total_steps, t0, save, ema.get(), &progress, &log)) {
       std::printf("time limit reached at step %lld; state saved, run the same command to resume\n",
                   static_cast<long long>(progress.step));
       return 3;

@@ -164,5 +164,101 @@ TEST(Training, WeightAverageFollowsTheDecayScheduleAndSwapsBack) {
   EXPECT_NEAR(params[0].grad()[1].item<float>(), 2.f, 1e-6);
 }
 
+TEST(Training, MaskTokensChoosesOrdinaryTokensAtTheRatioAndIsSeeded) {
+  // Two rows of 4,000 positions: a marker every 20, ordinary pieces between; row 1 ends in 1,000
+  // padding positions.
+  const int64_t vocab = 500, len = 4000, marker = 1, pad = 3;
+  at::Tensor tokens = at::empty({2, len}, at::kLong);
+  at::Tensor valid = at::ones({2, len}, at::kBool);
+  for (int64_t i = 0; i < 2; ++i) {
+    for (int64_t j = 0; j < len; ++j) tokens[i][j] = j % 20 == 0 ? marker : kFirstPieceId + j % 97;
+  }
+  tokens[1].narrow(0, 3000, 1000).fill_(pad);
+  valid[1].narrow(0, 3000, 1000).fill_(false);
+  const MaskedTokens m = MaskTokens(tokens, valid, marker, vocab, 0.15, 42);
+  int64_t eligible = 0, chosen = 0, masked = 0, kept = 0, replaced = 0;
+  for (int64_t i = 0; i < 2; ++i) {
+    for (int64_t j = 0; j < len; ++j) {
+      const int64_t t = tokens[i][j].item<int64_t>(), in = m.input[i][j].item<int64_t>(),
+                    target = m.target[i][j].item<int64_t>();
+      const bool ordinary = valid[i][j].item<bool>() && t != marker;
+      eligible += ordinary ? 1 : 0;
+      if (target < 0) {
+        EXPECT_EQ(in, t) << i << "," << j << ": unchosen tokens stay";
+        continue;
+      }
+      ASSERT_TRUE(ordinary) << i << "," << j << ": a marker or padding was chosen";
+      EXPECT_EQ(target, t);
+      ++chosen;
+      if (in == kMaskId) {
+        ++masked;
+      } else if (in == t) {
+        ++kept;
+      } else {
+        ++replaced;
+        EXPECT_GE(in, kFirstPieceId);
+        EXPECT_LT(in, vocab);
+      }
+    }
+  }
+  // 6,650 eligible tokens: 15% is ~998 (sd ~29); of those 80 / 10 / 10% (a token replaced by
+  // itself counts as kept).
+  EXPECT_NEAR(static_cast<double>(chosen) / static_cast<double>(eligible), 0.15, 0.015);
+  EXPECT_NEAR(static_cast<double>(masked) / static_cast<double>(chosen), 0.8, 0.04);
+  EXPECT_NEAR(static_cast<double>(kept) / static_cast<double>(chosen), 0.1, 0.03);
+  EXPECT_NEAR(static_cast<double>(replaced) / static_cast<double>(chosen), 0.1, 0.03);
+  // The seed decides everything: the same one repeats it, another does not.
+  const MaskedTokens again = MaskTokens(tokens, valid, marker, vocab, 0.15, 42);
+  EXPECT_TRUE(at::equal(again.input, m.input));
+  EXPECT_TRUE(at::equal(again.target, m.target));
+  EXPECT_FALSE(at::equal(MaskTokens(tokens, valid, marker, vocab, 0.15, 43).target, m.target));
+  // The input tensor itself is left alone.
+  EXPECT_EQ(tokens[0][1].item<int64_t>(), kFirstPieceId + 1);
+}
+
+TEST(Training, MaskedTokenHeadLearnsToFillInATinyModelsMasks) {
+  at::manual_seed(5);
+  WordTokenizer tok(60);
+  // Documents made of one repeated phrase: each masked word is fixed by its neighbours.
+  std::string text;
+  for (int i = 0; i < 12; ++i) text += "the cache keeps every request of the user. ";
+  DocumentInput in;
+  in.document = text;
+  auto p = Prepare(in, tok, {});
+  ASSERT_TRUE(p.ok());
+  const std::vector<const PreparedDocument*> ptrs = {&*p, &*p};
+  const ModelBatch batch = MakeBatch(ptrs, tok.pad_id(), at::kCPU);
+  Architecture a{60, 32, 2, 64, 2, 1, 8, 4, kNumFeatures, 0.0, {}};
+  ExtractiveScorer m(a);
+  MaskedTokenHead head(32, 60);
+  std::vector<at::Tensor> params = m->parameters();
+  for (const at::Tensor& t : head->parameters()) params.push_back(t);
+  torch::optim::AdamW opt(params, torch::optim::AdamWOptions(1e-2));
+  const AttentionPlan tp{{8, 8}, false, 0, AttentionImpl::kAuto};
+  std::vector<double> losses;
+  for (int step = 0; step < 200; ++step) {
+    const MaskedTokens mt =
+        MaskTokens(batch.tokens, batch.token_valid, tok.marker_id(), 60, 0.15, step);
+    ModelBatch masked = batch;
+    masked.tokens = mt.input;
+    const at::Tensor loss = head->Loss(m->EncodeTokens(masked, tp), mt.target, m->embed->weight);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    losses.push_back(loss.item<double>());
+  }
+  // From about ln(60) = 4.1 to a small fraction of it: word frequencies alone stop near 2 (the
+  // first 60 steps), the context takes it below 0.5 by step 150 or so.
+  EXPECT_GT(losses.front(), 3.0);
+  double last = 0;
+  for (size_t i = losses.size() - 20; i < losses.size(); ++i) last += losses[i] / 20;
+  EXPECT_LT(last, 0.15 * losses.front()) << losses.front() << " -> " << last;
+  // No chosen position: a zero loss that still backpropagates.
+  const at::Tensor none = at::full_like(batch.tokens, -1);
+  const at::Tensor zero = head->Loss(m->EncodeTokens(batch, tp), none, m->embed->weight);
+  EXPECT_EQ(zero.item<double>(), 0.0);
+  zero.backward();
+}
+
 }  // namespace
 }  // namespace rpsum::model

@@ -144,6 +144,11 @@ ExtractiveScorerImpl::ExtractiveScorerImpl(const Architecture& arch) : arch_(arc
 
 at::Tensor ExtractiveScorerImpl::forward(const ModelBatch& batch, const AttentionPlan& token_plan,
                                          const AttentionPlan& sentence_plan) {
+  return ScoreUnits(EncodeTokens(batch, token_plan), batch, sentence_plan);
+}
+
+at::Tensor ExtractiveScorerImpl::EncodeTokens(const ModelBatch& batch,
+                                              const AttentionPlan& token_plan) {
   at::Tensor x = embed(batch.tokens);
   const bool checkpoint = checkpoint_layers_ && is_training() && at::GradMode::is_enabled();
   for (const auto& layer : *token_layers) {
@@ -155,9 +160,13 @@ at::Tensor ExtractiveScorerImpl::forward(const ModelBatch& batch, const Attentio
       x = l->forward(x, batch.token_valid, token_plan);
     }
   }
-  x = token_norm(x);
-  const int64_t b = x.size(0), d = x.size(2), s = batch.sentence_pos.size(1);
-  at::Tensor sv = x.gather(1, batch.sentence_pos.unsqueeze(-1).expand({b, s, d}));
+  return token_norm(x);
+}
+
+at::Tensor ExtractiveScorerImpl::ScoreUnits(const at::Tensor& tokens, const ModelBatch& batch,
+                                            const AttentionPlan& sentence_plan) {
+  const int64_t b = tokens.size(0), d = tokens.size(2), s = batch.sentence_pos.size(1);
+  at::Tensor sv = tokens.gather(1, batch.sentence_pos.unsqueeze(-1).expand({b, s, d}));
   if (feature_proj) {
     // A checkpoint reads the first num_features columns: models trained before a feature was
     // appended (model/document.h, kNumFeatures) keep loading and scoring as they did.

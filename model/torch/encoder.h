@@ -73,6 +73,12 @@ class ExtractiveScorerImpl : public torch::nn::Module {
   // Sentence logits [B, S] (padding units get arbitrary values: mask them).
   at::Tensor forward(const ModelBatch& batch, const AttentionPlan& token_plan,
                      const AttentionPlan& sentence_plan);
+  // The two halves of forward: the token layers' output [B, L, D] (after the final norm), then
+  // the unit logits from it. Training with a token-level objective (rpsum-train --mlm_weight)
+  // reads the first.
+  at::Tensor EncodeTokens(const ModelBatch& batch, const AttentionPlan& token_plan);
+  at::Tensor ScoreUnits(const at::Tensor& tokens, const ModelBatch& batch,
+                        const AttentionPlan& sentence_plan);
   // Gradient checkpointing of the token layers (training on long documents): each layer's
   // activations are dropped after the forward and recomputed in the backward, with the same
   // dropout masks. Saves memory, costs one more forward per layer.
