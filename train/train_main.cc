@@ -24,6 +24,8 @@
 #include <memory>
 #include <numeric>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/flags/flag.h"
@@ -335,6 +337,27 @@ absl::Status SaveState(const fs::path& state, ExtractiveScorer& model, MaskedTok
   return s;
 }
 
+// Copies the tensors `file` holds under the names of `params` into `into` (one tensor per
+// parameter, in the same order), checking that each is there with the parameter's shape; `what`
+// names the owner in the error.
+absl::Status RestoreTensors(const fs::path& file,
+                            const torch::OrderedDict<std::string, at::Tensor>& params,
+                            const std::vector<at::Tensor>& into, const char* what) {
+  auto saved = ReadSafetensors(file.string());
+  if (!saved.ok()) return saved.status();
+  at::NoGradGuard no_grad;
+  size_t i = 0;
+  for (const auto& p : params) {
+    auto it = saved->find(p.key());
+    if (it == saved->end() || !it->second.sizes().equals(p.value().sizes())) {
+      return absl::DataLossError(
+          absl::StrCat(file.string(), ": no tensor ", p.key(), " of the ", what, "'s shape"));
+    }
+    into[i++].copy_(it->second);
+  }
+  return absl::OkStatus();
+}
+
 // Loads state/ when there is one (returns a fresh Progress otherwise). With --ema_decay, *ema
 // is the saved average, or starts from the model's weights (fresh, --init_from or resumed from
 // a state saved without one).
@@ -353,17 +376,9 @@ absl::StatusOr<Progress> LoadState(const fs::path& state, ExtractiveScorer& mode
   if (!w.ok()) return w.status();
   if (absl::Status s = AssignWeights(model, *w, "state"); !s.ok()) return s;
   if (mlm) {
-    auto h = ReadSafetensors((state / "mlm.safetensors").string());
-    if (!h.ok()) return h.status();
-    at::NoGradGuard no_grad;
-    for (const auto& p : mlm->named_parameters()) {
-      auto it = h->find(p.key());
-      if (it == h->end() || !it->second.sizes().equals(p.value().sizes())) {
-        return absl::DataLossError(
-            absl::StrCat("mlm.safetensors: no tensor ", p.key(), " of the head's shape"));
-      }
-      p.value().copy_(it->second);
-    }
+    absl::Status s = RestoreTensors(state / "mlm.safetensors", mlm->named_parameters(),
+                                    mlm->parameters(), "head");
+    if (!s.ok()) return s;
   }
   torch::load(opt, (state / "optimizer.pt").string());
   if (*ema != nullptr) {
@@ -374,17 +389,8 @@ absl::StatusOr<Progress> LoadState(const fs::path& state, ExtractiveScorer& mode
                   state.string().c_str());
       return progress;
     }
-    auto a = ReadSafetensors(file.string());
-    if (!a.ok()) return a.status();
-    size_t i = 0;
-    for (const auto& p : model->named_parameters()) {
-      auto it = a->find(p.key());
-      if (it == a->end() || !it->second.sizes().equals(p.value().sizes())) {
-        return absl::DataLossError(
-            absl::StrCat(file.string(), ": no tensor ", p.key(), " of the model's shape"));
-      }
-      (*ema)->average()[i++].copy_(it->second);
-    }
+    absl::Status s = RestoreTensors(file, model->named_parameters(), (*ema)->average(), "model");
+    if (!s.ok()) return s;
   }
   return progress;
 }
