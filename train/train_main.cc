@@ -500,11 +500,18 @@ bool EndEpoch(const ModelConfig& config, ExtractiveScorer& model, const Data& da
   progress->bad_epochs = 0;
   const std::string dir = (fs::path(out) / "best").string();
   ModelConfig c = config;
-  c.training_json = nlohmann::json({{"epoch", epoch + 1},
-                                    {"step", progress->step},
-                                    {"valid", history.back()},
-                                    {"command", "scripts/train-model"}})
-                        .dump();
+  nlohmann::json training = {{"epoch", epoch + 1},
+                             {"step", progress->step},
+                             {"valid", history.back()},
+                             {"command", "scripts/train-model"}};
+  // Which stage made these weights, and from what: scripts/train-model pre-trains, then fine-tunes.
+  if (!absl::GetFlag(FLAGS_pretrain_file).empty()) {
+    training["pretrained_on"] = fs::path(absl::GetFlag(FLAGS_pretrain_file)).filename().string();
+  }
+  if (!absl::GetFlag(FLAGS_init_from).empty()) {
+    training["initialised_from"] = absl::GetFlag(FLAGS_init_from);
+  }
+  c.training_json = training.dump();
   auto s = SaveCheckpoint(dir, c, model);
   if (s.ok()) s = CopyFile(tok_path, (fs::path(dir) / c.tokenizer.file).string());
   if (!s.ok()) std::fprintf(stderr, "saving best: %s\n", s.ToString().c_str());
