@@ -114,6 +114,11 @@ ABSL_FLAG(int, max_docs, 0,
 ABSL_FLAG(int, valid_docs, 0, "validate on the first N valid documents (0: all)");
 ABSL_FLAG(int, max_steps, 0, "stop after this many steps in total (0: no limit)");
 ABSL_FLAG(double, time_limit_min, 0, "save and stop after this many minutes (0: no limit)");
+ABSL_FLAG(bool, no_positions, false,
+          "the position-free ablation: train at clip distance 0, token and unit level (every "
+          "distance reads its table's centre row), and tie each table to its centre row before "
+          "validating and saving, so the checkpoint computes the same at any k "
+          "(train/training.h TieRelativeTables)");
 ABSL_FLAG(bool, checkpoint_layers, false,
           "gradient checkpointing of the token layers: recompute their activations in the "
           "backward instead of keeping them (less memory for long documents, one more forward)");
@@ -427,11 +432,15 @@ double TrainStep(const ModelConfig& config, ExtractiveScorer& model, MaskedToken
         (static_cast<uint64_t>(absl::GetFlag(FLAGS_seed)) << 32) ^ static_cast<uint64_t>(step));
     batch.tokens = masked.input;
   }
-  *k = TrainingClipDistance(config, absl::GetFlag(FLAGS_seed), step, batch.tokens.size(1));
+  const bool no_positions = absl::GetFlag(FLAGS_no_positions);
+  *k = no_positions
+           ? 0
+           : TrainingClipDistance(config, absl::GetFlag(FLAGS_seed), step, batch.tokens.size(1));
   // Training batches hold documents of similar length: one plan for the batch.
   const AttentionPlan tp = TokenPlan(config, IsLocalAttention(config, batch.tokens.size(1)), *k);
-  const AttentionPlan sp =
+  AttentionPlan sp =
       SentencePlan(config, IsLocalSentenceAttention(config, batch.sentence_pos.size(1)));
+  if (no_positions) sp.head_k.assign(sp.head_k.size(), 0);
   for (auto& g : opt.param_groups()) static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
   const at::Tensor states = model->EncodeTokens(batch, tp);
   const at::Tensor logits = model->ScoreUnits(states, batch, sp);
@@ -464,6 +473,8 @@ bool EndEpoch(const ModelConfig& config, ExtractiveScorer& model, const Data& da
               int epoch, const std::string& out, const std::string& tok_path, WeightAverage* ema,
               Progress* progress) {
   model->eval();
+  // Untrained rows would be read at k > 0; tied, every k computes the k = 0 model.
+  if (absl::GetFlag(FLAGS_no_positions)) TieRelativeTables(*model);
   Checkpoint ck{config, model, out, ""};
   nlohmann::json entry = {{"epoch", epoch + 1}, {"step", progress->step}};
   if (ema != nullptr) {
@@ -511,6 +522,7 @@ bool EndEpoch(const ModelConfig& config, ExtractiveScorer& model, const Data& da
   if (!absl::GetFlag(FLAGS_init_from).empty()) {
     training["initialised_from"] = absl::GetFlag(FLAGS_init_from);
   }
+  if (absl::GetFlag(FLAGS_no_positions)) training["no_positions"] = true;
   c.training_json = training.dump();
   auto s = SaveCheckpoint(dir, c, model);
   if (s.ok()) s = CopyFile(tok_path, (fs::path(dir) / c.tokenizer.file).string());
@@ -601,6 +613,10 @@ int Run() {
     total_steps = std::min<int64_t>(total_steps, absl::GetFlag(FLAGS_max_steps));
   }
 
+  if (absl::GetFlag(FLAGS_no_positions) && absl::GetFlag(FLAGS_ema_decay) > 0) {
+    return Fail("--no_positions", absl::InvalidArgumentError(
+                                      "not with --ema_decay: the average's tables are not tied"));
+  }
   ExtractiveScorer model(config.architecture);
   model->set_checkpoint_layers(absl::GetFlag(FLAGS_checkpoint_layers));
   // The masked-token head trains beside the model and is not part of its checkpoint.

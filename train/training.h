@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -44,6 +45,26 @@ inline at::Tensor ListwiseLoss(const at::Tensor& logits, const at::Tensor& label
   const at::Tensor logq = at::log_softmax(logits.masked_fill(~v, -1e9), 1).masked_fill(~v, 0);
   const at::Tensor per_doc = -(p * logq).sum(1);
   return (per_doc * has.to(at::kFloat)).sum() / has.sum().clamp_min(1);
+}
+
+// The position-free ablation (`rpsum-train --no_positions`; docs/design.md, "Training"): it
+// trains at clip distance 0, where every relative distance reads its table's centre row
+// (distance 0), so the other rows never train. Copying the centre row into every row of every
+// relative table (`rel_k`, `rel_v`) makes the module compute the same function at any k: its
+// checkpoint serves, and is evaluated, as a model without positions whatever k is asked for.
+inline void TieRelativeTables(torch::nn::Module& module) {
+  at::NoGradGuard no_grad;
+  for (auto& item : module.named_parameters()) {
+    const std::string& name = item.key();
+    const auto ends_with = [&name](const std::string& suffix) {
+      return name.size() >= suffix.size() &&
+             name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    if (!ends_with("rel_k") && !ends_with("rel_v")) continue;
+    at::Tensor& table = item.value();
+    const at::Tensor centre = table.narrow(0, (table.size(0) - 1) / 2, 1).clone();
+    table.copy_(centre.expand_as(table));
+  }
 }
 
 // An exponential moving average of a model's parameters (Polyak averaging; `rpsum-train
