@@ -70,8 +70,8 @@ done
 cp "$src/docs/sample.md" "$root/tmp/sample.md"
 chmod 0644 "$root/tmp/sample.md"
 
-port=$(( 30000 + ($$ % 3000) * 3 ))
-api=127.0.0.1:$port; hp=127.0.0.1:$((port + 1)); mp=127.0.0.1:$((port + 2))
+read -r p1 p2 p3 < <(/usr/bin/python3 "$src/tests/e2e/free_ports.py" 3)
+api=127.0.0.1:$p1; hp=127.0.0.1:$p2; mp=127.0.0.1:$p3
 # As the image's user, through the image's entrypoint (its defaults, then ours).
 chroot --userspec=10001:10001 "$root" /opt/rpsum/bin/rpsum-entrypoint \
   --listen="$api" --health_listen="$hp" --metrics_listen="$mp" --threads=1 --drain_timeout_s=20 \

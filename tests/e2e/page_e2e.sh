@@ -17,8 +17,8 @@ done
 server=$build/server/rpsum-server
 client=$build/client/rpsum
 tmp=$(mktemp -d)
-base=$(( 24000 + ($$ % 4000) * 10 ))
-api=127.0.0.1:$base; health=127.0.0.1:$((base + 1)); http=127.0.0.1:$((base + 2))
+read -r p1 p2 p3 < <(/usr/bin/python3 "$src/tests/e2e/free_ports.py" 3)
+api=127.0.0.1:$p1; health=127.0.0.1:$p2; http=127.0.0.1:$p3
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done

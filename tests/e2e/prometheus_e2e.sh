@@ -18,9 +18,8 @@ done
 server=$build/server/rpsum-server
 client=$build/client/rpsum
 tmp=$(mktemp -d)
-base=$(( 20000 + ($$ % 4000) * 10 ))
-api=127.0.0.1:$base; health=127.0.0.1:$((base + 1)); metrics=127.0.0.1:$((base + 2))
-prom=127.0.0.1:$((base + 3))
+read -r p1 p2 p3 p4 < <(/usr/bin/python3 "$src/tests/e2e/free_ports.py" 4)
+api=127.0.0.1:$p1; health=127.0.0.1:$p2; metrics=127.0.0.1:$p3; prom=127.0.0.1:$p4
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done

@@ -11,30 +11,34 @@ src=$(cd "$2" && pwd)
 tmp=$(mktemp -d)
 holder=""
 script_pid=""
+health_port=""
 cleanup() {
   [ -n "$holder" ] && kill "$holder" 2>/dev/null || true
   [ -n "$script_pid" ] && kill -KILL "$script_pid" 2>/dev/null || true
-  pkill -KILL -f "^$build/server/rpsum-server .*--health_listen 127.0.0.1:$((base + 1))" || true
+  [ -n "$health_port" ] &&
+    pkill -KILL -f "^$build/server/rpsum-server .*--health_listen 127.0.0.1:$health_port" || true
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-base=$(( 33000 + ($$ % 2000) * 3 ))
-export RPSUM_BUILD_DIR=$build RPSUM_LISTEN=127.0.0.1:$base RPSUM_HEALTH=127.0.0.1:$((base + 1))
-export RPSUM_METRICS=127.0.0.1:$((base + 2))
+read -r api_port health_port metrics_port < <(/usr/bin/python3 "$src/tests/e2e/free_ports.py" 3)
+export RPSUM_BUILD_DIR=$build RPSUM_LISTEN=127.0.0.1:$api_port
+export RPSUM_HEALTH=127.0.0.1:$health_port RPSUM_METRICS=127.0.0.1:$metrics_port
 
 # 1. The health port is taken by another process.
 /usr/bin/python3 -c '
 import socket, sys, time
 s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8)
-print("ready", flush=True); time.sleep(300)' $((base + 1)) >"$tmp/holder.out" &
+print("ready", flush=True); time.sleep(300)' "$health_port" >"$tmp/holder.out" 2>&1 &
 holder=$!
 for _ in $(seq 50); do grep -q ready "$tmp/holder.out" && break; sleep 0.1; done
+grep -q ready "$tmp/holder.out" ||
+  { echo "FAIL: the test could not hold port $health_port itself:"; cat "$tmp/holder.out"; exit 1; }
 rc=0
 "$src/scripts/serve-and-summarize" >"$tmp/taken.out" 2>&1 || rc=$?
 [ $rc -ne 0 ] || { echo "FAIL: exit 0 with the health port taken"; cat "$tmp/taken.out"; exit 1; }
-grep -q "127.0.0.1:$((base + 1)) is already in use" "$tmp/taken.out" ||
+grep -q "127.0.0.1:$health_port is already in use" "$tmp/taken.out" ||
   { echo "FAIL: the message does not name the taken port:"; cat "$tmp/taken.out"; exit 1; }
-if pgrep -f "^$build/server/rpsum-server .*--health_listen 127.0.0.1:$((base + 1))" >/dev/null; then
+if pgrep -f "^$build/server/rpsum-server .*--health_listen 127.0.0.1:$health_port" >/dev/null; then
   echo "FAIL: a server was started although its port was taken"; exit 1
 fi
 echo "ok   taken port: $(head -1 "$tmp/taken.out")"
