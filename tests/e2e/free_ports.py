@@ -34,6 +34,29 @@ def bindable(port: int) -> bool:
     return True
 
 
+def pick(n: int, low: int, high: int, rng: random.Random) -> list[int]:
+    """Up to n distinct bindable ports from [low, high), drawn at random."""
+    ports: list[int] = []
+    for _ in range(1000 * n):
+        p = rng.randrange(low, high)
+        if p not in ports and bindable(p):
+            ports.append(p)
+            if len(ports) == n:
+                break
+    return ports
+
+
+def block(width: int, rng: random.Random) -> int:
+    """The first of `width` consecutive ports below the ephemeral range, all bindable now (for
+    a test that numbers its servers' ports from one base, as tests/soak does)."""
+    high = ephemeral_start()
+    for _ in range(1000):
+        base = rng.randrange(LOW, high - width)
+        if all(bindable(base + i) for i in range(width)):
+            return base
+    raise RuntimeError(f"free_ports: no {width} consecutive free ports below {high}")
+
+
 def main() -> int:
     if len(sys.argv) != 2 or not sys.argv[1].isdigit() or int(sys.argv[1]) < 1:
         print("usage: free_ports.py N", file=sys.stderr)
@@ -44,17 +67,12 @@ def main() -> int:
         print(f"free_ports: the ephemeral range starts at {high}: too few ports below it",
               file=sys.stderr)
         return 1
-    rng = random.SystemRandom()
-    ports: list[int] = []
-    for _ in range(1000 * n):
-        p = rng.randrange(LOW, high)
-        if p not in ports and bindable(p):
-            ports.append(p)
-            if len(ports) == n:
-                print(" ".join(map(str, ports)))
-                return 0
-    print(f"free_ports: found only {len(ports)} of {n} free ports", file=sys.stderr)
-    return 1
+    ports = pick(n, LOW, high, random.SystemRandom())
+    if len(ports) < n:
+        print(f"free_ports: found only {len(ports)} of {n} free ports", file=sys.stderr)
+        return 1
+    print(" ".join(map(str, ports)))
+    return 0
 
 
 if __name__ == "__main__":

@@ -48,6 +48,12 @@ for need in (os.path.join(MODEL, "config.json"), CORPUS):
               f"this test)")
         sys.exit(1)
 
+sys.path.insert(0, os.path.join(SRC, "tests", "e2e"))
+import free_ports  # noqa: E402
+
+# Ports of this run's servers: base + 0..11 (a server takes 3; others start at + 4 and + 8).
+PORT_BASE = free_ports.block(12, random.SystemRandom())
+
 gen = tempfile.mkdtemp(prefix="rpsum-soak-proto-")
 protoc.main(["protoc", f"-I{SRC}/proto", f"--python_out={gen}", f"--grpc_python_out={gen}",
              f"{SRC}/proto/rpsum/v1/summarizer.proto"])
@@ -97,7 +103,7 @@ def _die_with_parent():
 
 class Server:
     def __init__(self, extra=(), port=None):
-        self.port = port or (20000 + (os.getpid() % 3000) * 4)
+        self.port = port or PORT_BASE
         self.api, self.health, self.metrics = (f"127.0.0.1:{self.port + i}" for i in range(3))
         self.log = tempfile.NamedTemporaryFile(prefix="rpsum-soak-", suffix=".log", delete=False)
         env = dict(os.environ)
