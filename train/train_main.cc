@@ -34,6 +34,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/files.h"
 #include "model/select.h"
+#include "model/summarizer.h"
 #include "model/tokenizer.h"
 #include "model/torch/checkpoint.h"
 #include "model/torch/inference.h"
@@ -93,6 +94,10 @@ ABSL_FLAG(std::string, pretrain_file, "",
           "(--pseudo_ratio of its words; see PseudoSummary); validation stays on --valid_dir");
 ABSL_FLAG(double, pseudo_ratio, 0.05,
           "words of a pre-training document's pseudo-summary, as a fraction of its words");
+ABSL_FLAG(std::string, teacher, "",
+          "self-training: label each --pretrain_file document's units with this checkpoint's "
+          "probabilities (sigmoid of its logits, no centrality weight) instead of a centrality "
+          "pseudo-summary; it must use the same tokenizer");
 ABSL_FLAG(double, mlm_weight, 0.0,
           "weight of a masked-token loss added to the unit loss (pre-training on --pretrain_file: "
           "train/training.h MaskTokens; 0: none)");
@@ -251,10 +256,51 @@ std::string PseudoSummary(EvalDoc* doc, double ratio) {
     summary.append(doc->texts[u]);
   }
   for (size_t u = 0; u < n; ++u) {
-    for (int col = kNumFeaturesV1; col < kNumFeatures; ++col)
+    for (int col = kNumFeaturesV1; col < kNumFeatures; ++col) {
       p.features[u * kNumFeatures + col] = 0;
+    }
   }
   return summary;
+}
+
+// Self-training labels (--teacher): per document of `docs`, the teacher checkpoint's
+// probability of each kept unit, as it scores the document at its own clip policy. The teacher
+// reads the same prepared input as the student, so it must use the same tokenizer (its
+// tokenizer file must be byte-identical to `tokenizer_path`).
+absl::StatusOr<std::vector<std::vector<float>>> TeacherLabels(const std::string& dir,
+                                                              const std::string& tokenizer_path,
+                                                              int32_t pad,
+                                                              const std::vector<EvalDoc>& docs) {
+  const auto t0 = Clock::now();
+  auto teacher = LoadCheckpoint(dir, "cpu");
+  if (!teacher.ok()) return teacher.status();
+  const fs::path theirs = fs::path(dir) / teacher->config.tokenizer.file;
+  auto their_sha = Sha256File(theirs.string());
+  if (!their_sha.ok()) return their_sha.status();
+  auto our_sha = Sha256File(tokenizer_path);
+  if (!our_sha.ok()) return our_sha.status();
+  if (*their_sha != *our_sha) {
+    return absl::InvalidArgumentError(absl::StrCat("--teacher ", dir, ": its tokenizer (",
+                                                   theirs.string(), ") is not ", tokenizer_path,
+                                                   ", the one this run trains with"));
+  }
+  std::vector<std::vector<float>> out;
+  out.reserve(docs.size());
+  double sum = 0;
+  int64_t units = 0;
+  for (const EvalDoc& d : docs) {
+    const int64_t k = ClipDistanceFor(teacher->config, d.prepared.num_tokens());
+    auto scores = ScoreDocuments(*teacher, {&d.prepared}, k, pad);
+    if (!scores.ok()) return scores.status();
+    for (float p : (*scores)[0].scores) sum += p;
+    units += static_cast<int64_t>((*scores)[0].scores.size());
+    out.push_back(std::move((*scores)[0].scores));
+  }
+  std::printf("teacher %s labelled %zu documents in %.0f s: mean unit label %.3f\n", dir.c_str(),
+              docs.size(), Seconds(t0, Clock::now()),
+              sum / static_cast<double>(std::max<int64_t>(units, 1)));
+  std::fflush(stdout);
+  return out;
 }
 
 absl::StatusOr<std::vector<CorpusRecord>> TrainingRecords() {
@@ -264,7 +310,8 @@ absl::StatusOr<std::vector<CorpusRecord>> TrainingRecords() {
   return ReadCorpusSplit(absl::GetFlag(FLAGS_data_dir), "train");
 }
 
-absl::StatusOr<Data> LoadData(const ModelConfig& config, const Tokenizer& tokenizer) {
+absl::StatusOr<Data> LoadData(const ModelConfig& config, const Tokenizer& tokenizer,
+                              const std::string& tokenizer_path) {
   Data data;
   auto train = TrainingRecords();
   if (!train.ok()) return train.status();
@@ -289,6 +336,13 @@ absl::StatusOr<Data> LoadData(const ModelConfig& config, const Tokenizer& tokeni
   const auto t0 = Clock::now();
   const bool pretrain = !absl::GetFlag(FLAGS_pretrain_file).empty();
   data.train = PrepareCorpus(data.train_records, tokenizer, prep, !pretrain, &skipped);
+  std::vector<std::vector<float>> teacher_labels;
+  if (pretrain && !absl::GetFlag(FLAGS_teacher).empty()) {
+    auto labels =
+        TeacherLabels(absl::GetFlag(FLAGS_teacher), tokenizer_path, tokenizer.pad_id(), data.train);
+    if (!labels.ok()) return labels.status();
+    teacher_labels = *std::move(labels);
+  }
   if (pretrain) {
     // The records own the references the labels are made from: give each its pseudo-summary.
     for (EvalDoc& d : data.train) {
@@ -301,9 +355,12 @@ absl::StatusOr<Data> LoadData(const ModelConfig& config, const Tokenizer& tokeni
   vprep.max_input_tokens = 32768;  // validate on whole documents, as served
   data.valid = PrepareCorpus(data.valid_records, tokenizer, vprep, false, &vskipped);
   int64_t total_tokens = 0, positives = 0, units = 0;
-  for (const EvalDoc& d : data.train) {
-    TrainDoc t{&d.prepared, TrainingLabels(d.texts, d.record->summary, d.oracle,
-                                           absl::GetFlag(FLAGS_soft_labels))};
+  for (size_t i = 0; i < data.train.size(); ++i) {
+    const EvalDoc& d = data.train[i];
+    TrainDoc t{&d.prepared, teacher_labels.empty()
+                                ? TrainingLabels(d.texts, d.record->summary, d.oracle,
+                                                 absl::GetFlag(FLAGS_soft_labels))
+                                : std::move(teacher_labels[i])};
     positives += static_cast<int64_t>(d.oracle.size());
     units += static_cast<int64_t>(t.labels.size());
     total_tokens += d.prepared.num_tokens();
@@ -519,6 +576,7 @@ bool EndEpoch(const ModelConfig& config, ExtractiveScorer& model, const Data& da
   if (!absl::GetFlag(FLAGS_pretrain_file).empty()) {
     training["pretrained_on"] = fs::path(absl::GetFlag(FLAGS_pretrain_file)).filename().string();
   }
+  if (!absl::GetFlag(FLAGS_teacher).empty()) training["teacher"] = absl::GetFlag(FLAGS_teacher);
   if (!absl::GetFlag(FLAGS_init_from).empty()) {
     training["initialised_from"] = absl::GetFlag(FLAGS_init_from);
   }
@@ -588,6 +646,10 @@ int Fail(const std::string& what, const absl::Status& s) {
 
 int Run() {
   const auto t0 = Clock::now();
+  if (!absl::GetFlag(FLAGS_teacher).empty() && absl::GetFlag(FLAGS_pretrain_file).empty()) {
+    return Fail("--teacher", absl::InvalidArgumentError(
+                                 "labels documents without summaries: it needs --pretrain_file"));
+  }
   const std::string out = absl::GetFlag(FLAGS_out);
   const fs::path state = fs::path(out) / "state";
   fs::create_directories(state);
@@ -599,7 +661,7 @@ int Run() {
   auto tokenizer = Tokenizer::Load(tok_path, &error);
   if (!tokenizer) return Fail("tokenizer", absl::NotFoundError(error));
   const ModelConfig config = ConfigFromFlags(tokenizer->vocab_size());
-  auto data = LoadData(config, *tokenizer);
+  auto data = LoadData(config, *tokenizer, tok_path);
   if (!data.ok()) return Fail("corpus", data.status());
 
   std::vector<int64_t> lengths;
@@ -641,8 +703,9 @@ int Run() {
   }
   std::unique_ptr<WeightAverage> ema;
   auto resumed = LoadState(state, model, mlm, opt, &ema);
-  if (!resumed.ok())
+  if (!resumed.ok()) {
     return Fail(absl::StrCat("cannot resume from ", state.string()), resumed.status());
+  }
   Progress progress = *resumed;
   const double trained_before = progress.trained_seconds;
   if (progress.step > 0) {
