@@ -32,6 +32,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "base/files.h"
 #include "model/select.h"
 #include "model/summarizer.h"
@@ -224,6 +225,16 @@ struct Data {
   std::vector<TrainDoc> docs;  // parallel to train
 };
 
+// Zeroes the centrality features of a pre-training document, so the network has to learn
+// salience from the text instead of copying them.
+void HideCentrality(PreparedDocument* p) {
+  for (size_t u = 0; u < p->kept.size(); ++u) {
+    for (int col = kNumFeaturesV1; col < kNumFeatures; ++col) {
+      p->features[u * kNumFeatures + col] = 0;
+    }
+  }
+}
+
 // The pseudo-summary of a pre-training document (PEGASUS's gap sentences, chosen rather than
 // masked): its units by content centrality (kFeatureContentCentrality), most central first,
 // until `ratio` of the kept words, joined in document order. The centrality features are then
@@ -255,11 +266,7 @@ std::string PseudoSummary(EvalDoc* doc, double ratio) {
     if (!summary.empty()) summary += '\n';
     summary.append(doc->texts[u]);
   }
-  for (size_t u = 0; u < n; ++u) {
-    for (int col = kNumFeaturesV1; col < kNumFeatures; ++col) {
-      p.features[u * kNumFeatures + col] = 0;
-    }
-  }
+  HideCentrality(&p);
   return summary;
 }
 
@@ -343,7 +350,9 @@ absl::StatusOr<Data> LoadData(const ModelConfig& config, const Tokenizer& tokeni
     if (!labels.ok()) return labels.status();
     teacher_labels = *std::move(labels);
   }
-  if (pretrain) {
+  if (!teacher_labels.empty()) {
+    for (EvalDoc& d : data.train) HideCentrality(&d.prepared);
+  } else if (pretrain) {
     // The records own the references the labels are made from: give each its pseudo-summary.
     for (EvalDoc& d : data.train) {
       CorpusRecord* record = &data.train_records[d.record - data.train_records.data()];
@@ -368,10 +377,14 @@ absl::StatusOr<Data> LoadData(const ModelConfig& config, const Tokenizer& tokeni
   }
   std::printf(
       "prepared %zu train (%d skipped) and %zu valid documents in %.0f s: %lld tokens, "
-      "%lld units, %.1f%% oracle-positive\n",
+      "%lld units, %s\n",
       data.docs.size(), skipped, data.valid.size(), Seconds(t0, Clock::now()),
       static_cast<long long>(total_tokens), static_cast<long long>(units),
-      100.0 * static_cast<double>(positives) / static_cast<double>(std::max<int64_t>(units, 1)));
+      teacher_labels.empty() ? absl::StrFormat("%.1f%% oracle-positive",
+                                               100.0 * static_cast<double>(positives) /
+                                                   static_cast<double>(std::max<int64_t>(units, 1)))
+                                   .c_str()
+                             : "labelled by the teacher");
   return data;
 }
 
