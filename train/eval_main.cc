@@ -56,6 +56,9 @@ ABSL_FLAG(bool, selection_study, false,
 ABSL_FLAG(std::string, sentence_k_study, "",
           "comma-separated unit-level clip distances (at most the model's "
           "architecture.sentence_clip_distance; 0: no unit positions) to compare with it");
+ABSL_FLAG(std::string, dump, "",
+          "write one JSON line per document here: id, source, reference, and per system the "
+          "summary and its ROUGE-1/2/Lsum F1 (for error analysis)");
 
 namespace rpsum::model {
 namespace {
@@ -123,18 +126,40 @@ std::vector<int32_t> LeadUnits(const EvalDoc& d) {
   return lead;
 }
 
-Tables ScoreSystems(const std::vector<EvalDoc>& docs, const ModelRun& run) {
+// With `dump` open, writes each document's JSON line: title, reference, the kept units, the
+// model's served score per unit, the oracle's units, and per system the summary and its ROUGE
+// F1 x 100, for reading what the model gets wrong.
+Tables ScoreSystems(const std::vector<EvalDoc>& docs, const ModelRun& run, std::ofstream* dump) {
   Tables t;
   for (size_t i = 0; i < docs.size(); ++i) {
     const EvalDoc& d = docs[i];
     const std::string summaries[] = {
         SummaryFromUnits(d, LeadUnits(d)), SummaryFromScores(d, TextRankBaseline(d)),
         SummaryFromScores(d, run.scores[i]), SummaryFromUnits(d, d.oracle)};
+    nlohmann::json line;
     for (int s = 0; s < 4; ++s) {
       const RougeScores r = ScoreSummary(d, summaries[s]);
       t.overall[kSystems[s]].Add(r);
       t.by_bucket[kSystems[s]][Bucket(d.prepared.total_words)].Add(r);
       t.by_source[kSystems[s]][d.record->source].Add(r);
+      if (dump != nullptr) {
+        line[kSystems[s]] = {{"summary", summaries[s]},
+                             {"rouge1", 100 * r.rouge1.f},
+                             {"rouge2", 100 * r.rouge2.f},
+                             {"rougeLsum", 100 * r.rougeLsum.f}};
+      }
+    }
+    if (dump != nullptr) {
+      line["id"] = d.record->id;
+      line["source"] = d.record->source;
+      line["title"] = d.record->title;
+      line["reference"] = d.record->summary;
+      line["units"] = d.texts;
+      line["reference_words"] = d.reference_words;
+      line["document_words"] = d.prepared.total_words;
+      line["oracle_units"] = d.oracle;
+      line["unit_scores"] = run.scores[i];
+      *dump << line.dump() << "\n";
     }
   }
   return t;
@@ -465,7 +490,12 @@ int Run() {
   const int pad = tok->pad_id();
 
   const ModelRun run = RunModel(*ck, docs, pad, kPolicy);
-  Tables tables = ScoreSystems(docs, run);
+  std::ofstream dump;
+  if (!absl::GetFlag(FLAGS_dump).empty()) {
+    dump.open(absl::GetFlag(FLAGS_dump));
+    if (!dump) return Fail("cannot write --dump " + absl::GetFlag(FLAGS_dump));
+  }
+  Tables tables = ScoreSystems(docs, run, dump.is_open() ? &dump : nullptr);
   nlohmann::json out = {{"model", absl::GetFlag(FLAGS_model)},
                         {"data", path},
                         {"documents", docs.size()},
