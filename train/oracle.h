@@ -15,12 +15,26 @@ namespace rpsum::model {
 std::vector<int32_t> GreedyOracle(const std::vector<std::string_view>& texts,
                                   std::string_view reference);
 
+// Oracle expectation (after Xu and Lapata 2023, "Text Summarization with Oracle Expectation"):
+// a beam search of width `beam` over selections with the greedy oracle's objective and stopping
+// rule (a selection grows by one unit that raises ROUGE-1 F1 + ROUGE-2 F1 until it reaches the
+// reference's word count or nothing raises it) ends with up to `beam` distinct selections z;
+// each unit's value is sum_z R(z) [unit in z] / sum_z R(z), R the objective: the chance that a
+// unit is in an oracle summary drawn in proportion to its score. Beam 1 is GreedyOracle's
+// indicator; values lie in [0, 1], all 0 when nothing matches the reference.
+std::vector<float> OracleExpectation(const std::vector<std::string_view>& texts,
+                                     std::string_view reference, int beam);
+
 // Training targets for the kept units: 1 for units of `oracle`, 0 otherwise, mixed with a soft
 // salience: label = (1 - soft) * in_oracle + soft * g / max g, where g is a unit's ROUGE-1 F1 +
 // ROUGE-2 F1 against `reference` alone. soft = 0 gives the binary greedy-oracle labels; soft > 0
 // credits the near-misses a single greedy oracle labels 0 (docs/design.md, section 3).
 std::vector<float> TrainingLabels(const std::vector<std::string_view>& texts,
                                   std::string_view reference, const std::vector<int32_t>& oracle,
+                                  double soft);
+// The same with in_oracle given per unit in [0, 1] (OracleExpectation's values).
+std::vector<float> TrainingLabels(const std::vector<std::string_view>& texts,
+                                  std::string_view reference, const std::vector<float>& in_oracle,
                                   double soft);
 
 // TextRank (Mihalcea and Tarau 2004) scores: a graph of units with edge weight

@@ -108,7 +108,11 @@ ABSL_FLAG(std::string, init_from, "",
           "after --pretrain_file); ignored when resuming a saved state");
 ABSL_FLAG(double, soft_labels, 0.0,
           "weight of the soft salience in the labels (0: binary greedy oracle; see "
-          "TrainingLabels in model/select.h)");
+          "TrainingLabels in train/oracle.h)");
+ABSL_FLAG(int, oracle_beam, 0,
+          "the oracle part of the labels: 0 the greedy oracle's units (binary); N > 0 each "
+          "unit's oracle expectation over a beam of N selections (train/oracle.h "
+          "OracleExpectation), mixed with the salience by --soft_labels the same way");
 ABSL_FLAG(std::string, model_version, "2",
           "version of the saved config (models/rpsum-ext/config.json \"version\"; model v1 was 1)");
 ABSL_FLAG(int, seed, 1, "random seed");
@@ -366,10 +370,14 @@ absl::StatusOr<Data> LoadData(const ModelConfig& config, const Tokenizer& tokeni
   int64_t total_tokens = 0, positives = 0, units = 0;
   for (size_t i = 0; i < data.train.size(); ++i) {
     const EvalDoc& d = data.train[i];
-    TrainDoc t{&d.prepared, teacher_labels.empty()
-                                ? TrainingLabels(d.texts, d.record->summary, d.oracle,
-                                                 absl::GetFlag(FLAGS_soft_labels))
-                                : std::move(teacher_labels[i])};
+    const int beam = absl::GetFlag(FLAGS_oracle_beam);
+    const double soft = absl::GetFlag(FLAGS_soft_labels);
+    TrainDoc t{&d.prepared,
+               !teacher_labels.empty() ? std::move(teacher_labels[i])
+               : beam > 0
+                   ? TrainingLabels(d.texts, d.record->summary,
+                                    OracleExpectation(d.texts, d.record->summary, beam), soft)
+                   : TrainingLabels(d.texts, d.record->summary, d.oracle, soft)};
     positives += static_cast<int64_t>(d.oracle.size());
     units += static_cast<int64_t>(t.labels.size());
     total_tokens += d.prepared.num_tokens();
@@ -594,6 +602,8 @@ bool EndEpoch(const ModelConfig& config, ExtractiveScorer& model, const Data& da
     training["initialised_from"] = absl::GetFlag(FLAGS_init_from);
   }
   if (absl::GetFlag(FLAGS_no_positions)) training["no_positions"] = true;
+  if (absl::GetFlag(FLAGS_oracle_beam) > 0)
+    training["oracle_beam"] = absl::GetFlag(FLAGS_oracle_beam);
   c.training_json = training.dump();
   auto s = SaveCheckpoint(dir, c, model);
   if (s.ok()) s = CopyFile(tok_path, (fs::path(dir) / c.tokenizer.file).string());
