@@ -55,9 +55,9 @@ TEST(TrainingLabels, BinaryOracleOrMixedWithSalience) {
 // Random documents of sentences over a small vocabulary, with a reference drawn from the same
 // words: many near-ties, so the search order matters.
 std::vector<std::string> RandomSentences(std::mt19937* rng, int n) {
-  static const char* kWords[] = {"cache",   "queue",  "request", "worker", "format", "metric",
-                                 "latency", "batch",  "token",   "model",  "server", "client",
-                                 "budget",  "policy", "design",  "shard"};
+  static const char* const kWords[] = {"cache",   "queue",  "request", "worker", "format", "metric",
+                                       "latency", "batch",  "token",   "model",  "server", "client",
+                                       "budget",  "policy", "design",  "shard"};
   std::vector<std::string> out;
   for (int i = 0; i < n; ++i) {
     std::string s;
