@@ -602,8 +602,9 @@ bool EndEpoch(const ModelConfig& config, ExtractiveScorer& model, const Data& da
     training["initialised_from"] = absl::GetFlag(FLAGS_init_from);
   }
   if (absl::GetFlag(FLAGS_no_positions)) training["no_positions"] = true;
-  if (absl::GetFlag(FLAGS_oracle_beam) > 0)
+  if (absl::GetFlag(FLAGS_oracle_beam) > 0) {
     training["oracle_beam"] = absl::GetFlag(FLAGS_oracle_beam);
+  }
   c.training_json = training.dump();
   auto s = SaveCheckpoint(dir, c, model);
   if (s.ok()) s = CopyFile(tok_path, (fs::path(dir) / c.tokenizer.file).string());
