@@ -26,11 +26,5 @@ build/release/train/rpsum-train --data_dir "$data/corpus,$data/corpus-extra" \
   --valid_dir "$data/corpus" --out "$out" --tokenizer $pt/tokenizer.model --init_from $pt/best \
   "${model[@]}" --oracle_beam "$beam" --model_version "2.3-beam$beam" --max_tokens 4096 \
   --epochs 2 --patience 2 | tee -a "$out/train.log"
-cp "$out/train.log" "$here/beam$beam-train.log"
-cp "$out/best/config.json" "$here/beam$beam-config.json"
-e=build/release/train/rpsum-eval
-$e --model "$out/best" --data_dir "$data/corpus" --split valid --threads 2 \
-  --json "$here/beam$beam-valid.json" > "$here/beam$beam-valid.md"
-$e --model "$out/best" --data_dir "$data/corpus-extra" --split valid --threads 2 \
-  --json "$here/beam$beam-valid-extra.json" > "$here/beam$beam-valid-extra.md"
+models/experiments/score-valid.sh "$out" $here "beam$beam"
 echo ALLDONE
