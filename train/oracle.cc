@@ -13,91 +13,6 @@
 
 namespace rpsum::model {
 
-std::vector<int32_t> GreedyOracle(const std::vector<std::string_view>& texts,
-                                  std::string_view reference) {
-  const auto ref = RougeTokenize(reference);
-  const int64_t ref_words = CountWords(reference);
-  std::map<std::string, int> ref1;
-  std::map<std::pair<std::string, std::string>, int> ref2;
-  for (size_t i = 0; i < ref.size(); ++i) {
-    ++ref1[ref[i]];
-    if (i + 1 < ref.size()) ++ref2[{ref[i], ref[i + 1]}];
-  }
-  const int ref1_total = static_cast<int>(ref.size());
-  const int ref2_total = std::max<int>(0, ref1_total - 1);
-  std::vector<std::vector<std::string>> toks(texts.size());
-  for (size_t i = 0; i < texts.size(); ++i) toks[i] = RougeTokenize(texts[i]);
-
-  // Counts of the selection's unigrams and bigrams (bigrams within units: the selection's
-  // token stream concatenates units, the one bigram across each join is ignored).
-  std::map<std::string, int> sel1;
-  std::map<std::pair<std::string, std::string>, int> sel2;
-  int sel1_total = 0, sel2_total = 0;
-  auto f = [](int overlap, int pred, int target) {
-    if (pred == 0 || target == 0 || overlap == 0) return 0.0;
-    const double p = static_cast<double>(overlap) / pred, r = static_cast<double>(overlap) / target;
-    return 2 * p * r / (p + r);
-  };
-  auto score_with = [&](int add) {
-    std::map<std::string, int> s1 = sel1;
-    auto s2 = sel2;
-    int t1 = sel1_total, t2 = sel2_total;
-    if (add >= 0) {
-      const auto& t = toks[add];
-      for (size_t i = 0; i < t.size(); ++i) {
-        ++s1[t[i]];
-        ++t1;
-        if (i + 1 < t.size()) {
-          ++s2[{t[i], t[i + 1]}];
-          ++t2;
-        }
-      }
-    }
-    int o1 = 0, o2 = 0;
-    for (const auto& [g, c] : ref1) {
-      auto it = s1.find(g);
-      if (it != s1.end()) o1 += std::min(c, it->second);
-    }
-    for (const auto& [g, c] : ref2) {
-      auto it = s2.find(g);
-      if (it != s2.end()) o2 += std::min(c, it->second);
-    }
-    return f(o1, t1, ref1_total) + f(o2, t2, ref2_total);
-  };
-
-  std::vector<int32_t> chosen;
-  std::vector<char> used(texts.size(), 0);
-  double best = 0;
-  int64_t words = 0;
-  while (words < ref_words) {
-    int best_i = -1;
-    double best_score = best;
-    for (size_t i = 0; i < texts.size(); ++i) {
-      if (used[i] || toks[i].empty()) continue;
-      const double s = score_with(static_cast<int>(i));
-      if (s > best_score) {
-        best_score = s;
-        best_i = static_cast<int>(i);
-      }
-    }
-    if (best_i < 0) break;
-    used[best_i] = 1;
-    chosen.push_back(best_i);
-    best = best_score;
-    for (size_t i = 0; i < toks[best_i].size(); ++i) {
-      ++sel1[toks[best_i][i]];
-      ++sel1_total;
-      if (i + 1 < toks[best_i].size()) {
-        ++sel2[{toks[best_i][i], toks[best_i][i + 1]}];
-        ++sel2_total;
-      }
-    }
-    words += CountWords(texts[best_i]);
-  }
-  std::sort(chosen.begin(), chosen.end());
-  return chosen;
-}
-
 std::vector<float> TextRankScores(const std::vector<std::string_view>& texts) {
   const size_t n = texts.size();
   std::vector<std::set<std::string>> words(n);
@@ -146,12 +61,11 @@ struct BeamState {
   bool done = false;
 };
 
-}  // namespace
-
-std::vector<float> OracleExpectation(const std::vector<std::string_view>& texts,
-                                     std::string_view reference, int beam) {
+// The beam search behind GreedyOracle (beam 1) and OracleExpectation: the final selections, best
+// first.
+std::vector<BeamState> OracleBeam(const std::vector<std::string_view>& texts,
+                                  std::string_view reference, int beam) {
   const size_t n = texts.size();
-  std::vector<float> out(n, 0.f);
   const auto ref = RougeTokenize(reference);
   const int64_t ref_words = CountWords(reference);
   // Ids of the reference's distinct unigrams and bigrams and their counts there.
@@ -274,6 +188,22 @@ std::vector<float> OracleExpectation(const std::vector<std::string_view>& texts,
     }
     states = std::move(next);
   }
+  return states;
+}
+
+}  // namespace
+
+std::vector<int32_t> GreedyOracle(const std::vector<std::string_view>& texts,
+                                  std::string_view reference) {
+  std::vector<int32_t> chosen = OracleBeam(texts, reference, 1).front().units;
+  std::sort(chosen.begin(), chosen.end());
+  return chosen;
+}
+
+std::vector<float> OracleExpectation(const std::vector<std::string_view>& texts,
+                                     std::string_view reference, int beam) {
+  std::vector<float> out(texts.size(), 0.f);
+  const std::vector<BeamState> states = OracleBeam(texts, reference, beam);
   double mass = 0;
   for (const BeamState& st : states) mass += st.score;
   if (mass <= 0) return out;

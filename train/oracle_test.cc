@@ -1,13 +1,17 @@
 #include "train/oracle.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "model/document.h"
+#include "train/rouge.h"
 
 namespace rpsum::model {
 namespace {
@@ -52,6 +56,93 @@ TEST(TrainingLabels, BinaryOracleOrMixedWithSalience) {
   EXPECT_FLOAT_EQ(*std::max_element(all_soft.begin(), all_soft.end()), 1.f);
 }
 
+// The greedy oracle written the plain way (every candidate rescored from copied counts), as
+// train/oracle.cc had it before it became the beam search of width 1: the independent check.
+std::vector<int32_t> ReferenceGreedy(const std::vector<std::string_view>& texts,
+                                     std::string_view reference) {
+  const auto ref = RougeTokenize(reference);
+  const int64_t ref_words = CountWords(reference);
+  std::map<std::string, int> ref1;
+  std::map<std::pair<std::string, std::string>, int> ref2;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    ++ref1[ref[i]];
+    if (i + 1 < ref.size()) ++ref2[{ref[i], ref[i + 1]}];
+  }
+  const int ref1_total = static_cast<int>(ref.size());
+  const int ref2_total = std::max<int>(0, ref1_total - 1);
+  std::vector<std::vector<std::string>> toks(texts.size());
+  for (size_t i = 0; i < texts.size(); ++i) toks[i] = RougeTokenize(texts[i]);
+
+  // Counts of the selection's unigrams and bigrams (bigrams within units: the selection's
+  // token stream concatenates units, the one bigram across each join is ignored).
+  std::map<std::string, int> sel1;
+  std::map<std::pair<std::string, std::string>, int> sel2;
+  int sel1_total = 0, sel2_total = 0;
+  auto f = [](int overlap, int pred, int target) {
+    if (pred == 0 || target == 0 || overlap == 0) return 0.0;
+    const double p = static_cast<double>(overlap) / pred, r = static_cast<double>(overlap) / target;
+    return 2 * p * r / (p + r);
+  };
+  auto score_with = [&](int add) {
+    std::map<std::string, int> s1 = sel1;
+    auto s2 = sel2;
+    int t1 = sel1_total, t2 = sel2_total;
+    if (add >= 0) {
+      const auto& t = toks[add];
+      for (size_t i = 0; i < t.size(); ++i) {
+        ++s1[t[i]];
+        ++t1;
+        if (i + 1 < t.size()) {
+          ++s2[{t[i], t[i + 1]}];
+          ++t2;
+        }
+      }
+    }
+    int o1 = 0, o2 = 0;
+    for (const auto& [g, c] : ref1) {
+      auto it = s1.find(g);
+      if (it != s1.end()) o1 += std::min(c, it->second);
+    }
+    for (const auto& [g, c] : ref2) {
+      auto it = s2.find(g);
+      if (it != s2.end()) o2 += std::min(c, it->second);
+    }
+    return f(o1, t1, ref1_total) + f(o2, t2, ref2_total);
+  };
+
+  std::vector<int32_t> chosen;
+  std::vector<char> used(texts.size(), 0);
+  double best = 0;
+  int64_t words = 0;
+  while (words < ref_words) {
+    int best_i = -1;
+    double best_score = best;
+    for (size_t i = 0; i < texts.size(); ++i) {
+      if (used[i] || toks[i].empty()) continue;
+      const double s = score_with(static_cast<int>(i));
+      if (s > best_score) {
+        best_score = s;
+        best_i = static_cast<int>(i);
+      }
+    }
+    if (best_i < 0) break;
+    used[best_i] = 1;
+    chosen.push_back(best_i);
+    best = best_score;
+    for (size_t i = 0; i < toks[best_i].size(); ++i) {
+      ++sel1[toks[best_i][i]];
+      ++sel1_total;
+      if (i + 1 < toks[best_i].size()) {
+        ++sel2[{toks[best_i][i], toks[best_i][i + 1]}];
+        ++sel2_total;
+      }
+    }
+    words += CountWords(texts[best_i]);
+  }
+  std::sort(chosen.begin(), chosen.end());
+  return chosen;
+}
+
 // Random documents of sentences over a small vocabulary, with a reference drawn from the same
 // words: many near-ties, so the search order matters.
 std::vector<std::string> RandomSentences(std::mt19937* rng, int n) {
@@ -76,8 +167,10 @@ TEST(OracleExpectation, BeamOneIsTheGreedyOracle) {
     std::string ref;
     for (const auto& r : reference) ref += r + " ";
     const std::vector<std::string_view> texts(sentences.begin(), sentences.end());
+    const std::vector<int32_t> greedy = ReferenceGreedy(texts, ref);
+    EXPECT_EQ(GreedyOracle(texts, ref), greedy) << "trial " << trial;
     std::vector<float> indicator(texts.size(), 0.f);
-    for (int32_t u : GreedyOracle(texts, ref)) indicator[u] = 1.f;
+    for (int32_t u : greedy) indicator[u] = 1.f;
     EXPECT_EQ(OracleExpectation(texts, ref, 1), indicator) << "trial " << trial;
   }
 }
