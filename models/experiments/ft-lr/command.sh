@@ -33,11 +33,5 @@ build/release/train/rpsum-train --data_dir "$data/corpus,$data/corpus-extra" \
   --valid_dir "$data/corpus" --out "$out" --tokenizer $pt/tokenizer.model --init_from $pt/best \
   "${model[@]}" --lr "$lr" --model_version "2.3-lr$lr" --max_tokens 4096 --epochs 2 \
   --patience 2 | tee -a "$out/train.log"
-cp "$out/train.log" "$here/lr$lr-train.log"
-cp "$out/best/config.json" "$here/lr$lr-config.json"
-e=build/release/train/rpsum-eval
-$e --model "$out/best" --data_dir "$data/corpus" --split valid --threads 2 \
-  --json "$here/lr$lr-valid.json" > "$here/lr$lr-valid.md"
-$e --model "$out/best" --data_dir "$data/corpus-extra" --split valid --threads 2 \
-  --json "$here/lr$lr-valid-extra.json" > "$here/lr$lr-valid-extra.md"
+models/experiments/score-valid.sh "$out" $here "lr$lr"  # log, config, both valid splits
 echo ALLDONE
