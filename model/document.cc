@@ -150,6 +150,12 @@ int64_t FirstInvalidUtf8(std::string_view s) {
   return -1;
 }
 
+bool IsHeadingLine(std::string_view line) {
+  if (line.empty() || line[0] == '|') return false;
+  return line[0] == '#' ||
+         (!EndsWithPunctuation(line) && CountWords(line) <= 12 && !IsListItem(line));
+}
+
 std::vector<Unit> SplitUnits(std::string_view doc) {
   std::vector<Unit> units;
   bool new_paragraph = true;
@@ -164,11 +170,9 @@ std::vector<Unit> SplitUnits(std::string_view doc) {
     } else {
       const std::string_view line = doc.substr(b, e - b);
       const size_t first = units.size();
-      const int32_t words = CountWords(line);
       if (line[0] == '|') {
         units.push_back(Unit{b, e, UnitKind::kTableRow});
-      } else if (line[0] == '#' ||
-                 (!EndsWithPunctuation(line) && words <= 12 && !IsListItem(line))) {
+      } else if (IsHeadingLine(line)) {
         units.push_back(Unit{b, e, UnitKind::kHeading});
         new_paragraph = true;  // what follows a heading starts a paragraph
       } else {

@@ -48,6 +48,11 @@ int64_t FirstInvalidUtf8(std::string_view text);
 // ones are dropped. Thread-safe.
 std::vector<Unit> SplitUnits(std::string_view document);
 
+// Whether SplitUnits makes this trimmed, non-empty line one heading unit: it starts with '#',
+// or it has at most 12 words, does not end with punctuation and is neither a list item nor a
+// table row.
+bool IsHeadingLine(std::string_view line);
+
 enum class TruncationPolicy { kReject, kHead, kHeadAndTail };
 
 struct PrepareOptions {

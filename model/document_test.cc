@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "train/corpus.h"
@@ -115,6 +117,22 @@ TEST(SplitUnits, LinesHeadingsListsAndTables) {
   EXPECT_EQ(units[8].kind, UnitKind::kHeading);
   EXPECT_EQ(Texts(doc, units)[9], "that continues on the next line.");
   for (const auto& t : Texts(doc, units)) EXPECT_EQ(t.find('\n'), std::string::npos) << t;
+}
+
+TEST(SplitUnits, IsHeadingLineIsItsHeadingRule) {
+  EXPECT_TRUE(IsHeadingLine("Motivation"));
+  EXPECT_TRUE(IsHeadingLine("# Why we do this."));  // '#' wins over punctuation
+  EXPECT_TRUE(IsHeadingLine("1.2 Design of the cache"));
+  EXPECT_FALSE(IsHeadingLine("The cache is bounded."));
+  EXPECT_FALSE(IsHeadingLine("- a list item"));
+  EXPECT_FALSE(IsHeadingLine("| a | table |"));
+  EXPECT_FALSE(IsHeadingLine("one two three four five six seven eight nine ten eleven twelve 13"));
+  EXPECT_FALSE(IsHeadingLine(""));
+  // SplitUnits makes exactly these lines heading units.
+  const std::string doc = "Motivation\nThe cache is bounded.\n- a list item\n1.2 Design of it";
+  std::vector<bool> headings;
+  for (const Unit& u : SplitUnits(doc)) headings.push_back(u.kind == UnitKind::kHeading);
+  EXPECT_EQ(headings, (std::vector<bool>{true, false, false, true}));
 }
 
 TEST(SplitUnits, UnicodeOffsetsAreBytes) {
