@@ -93,6 +93,14 @@ ABSL_FLAG(std::string, pretrain_file, "",
           "self-supervised pre-training: train on this .jsonl(.gz) of documents without "
           "summaries, each labelled with a pseudo-summary of its most central units "
           "(--pseudo_ratio of its words; see PseudoSummary); validation stays on --valid_dir");
+ABSL_FLAG(std::string, section_file, "",
+          "structure-derived training records: add to the --data_dir training records every "
+          "document of this .jsonl(.gz) (documents without summaries, ../shared/data/unlabeled) "
+          "whose Abstract / Summary section can serve as its summary (train/corpus.h "
+          "SectionSummaries; docs/design.md, section 3)");
+ABSL_FLAG(int, section_min_summary, 15, "--section_file: fewest words of a kept summary");
+ABSL_FLAG(int, section_min_document, 400,
+          "--section_file: fewest words of a kept document once its summary is cut");
 ABSL_FLAG(double, pseudo_ratio, 0.05,
           "words of a pre-training document's pseudo-summary, as a fraction of its words");
 ABSL_FLAG(std::string, teacher, "",
@@ -318,7 +326,26 @@ absl::StatusOr<std::vector<CorpusRecord>> TrainingRecords() {
   if (!absl::GetFlag(FLAGS_pretrain_file).empty()) {
     return ReadCorpus(absl::GetFlag(FLAGS_pretrain_file));
   }
-  return ReadCorpusSplit(absl::GetFlag(FLAGS_data_dir), "train");
+  auto records = ReadCorpusSplit(absl::GetFlag(FLAGS_data_dir), "train");
+  if (!records.ok() || absl::GetFlag(FLAGS_section_file).empty()) return records;
+  const std::string& file = absl::GetFlag(FLAGS_section_file);
+  auto unlabeled = ReadCorpus(file);
+  if (!unlabeled.ok()) return unlabeled.status();
+  SectionOptions options;
+  options.min_summary_words = absl::GetFlag(FLAGS_section_min_summary);
+  options.min_document_words = absl::GetFlag(FLAGS_section_min_document);
+  SectionCounts n;
+  std::vector<CorpusRecord> sections = SectionSummaries(*unlabeled, options, &n);
+  std::printf(
+      "section summaries from %s: %lld of %zu documents kept (no summary section %lld, summary "
+      "under %d words %lld, rest under %d words %lld, summary over a third of the rest %lld)\n",
+      file.c_str(), static_cast<long long>(n.kept), unlabeled->size(),
+      static_cast<long long>(n.no_section), options.min_summary_words,
+      static_cast<long long>(n.short_summary), options.min_document_words,
+      static_cast<long long>(n.short_document), static_cast<long long>(n.long_summary));
+  std::fflush(stdout);
+  for (CorpusRecord& r : sections) records->push_back(std::move(r));
+  return records;
 }
 
 absl::StatusOr<Data> LoadData(const ModelConfig& config, const Tokenizer& tokenizer,
@@ -605,6 +632,10 @@ bool EndEpoch(const ModelConfig& config, ExtractiveScorer& model, const Data& da
   if (absl::GetFlag(FLAGS_oracle_beam) > 0) {
     training["oracle_beam"] = absl::GetFlag(FLAGS_oracle_beam);
   }
+  if (!absl::GetFlag(FLAGS_section_file).empty()) {
+    training["section_summaries_from"] =
+        fs::path(absl::GetFlag(FLAGS_section_file)).filename().string();
+  }
   c.training_json = training.dump();
   auto s = SaveCheckpoint(dir, c, model);
   if (s.ok()) s = CopyFile(tok_path, (fs::path(dir) / c.tokenizer.file).string());
@@ -673,6 +704,11 @@ int Run() {
   if (!absl::GetFlag(FLAGS_teacher).empty() && absl::GetFlag(FLAGS_pretrain_file).empty()) {
     return Fail("--teacher", absl::InvalidArgumentError(
                                  "labels documents without summaries: it needs --pretrain_file"));
+  }
+  if (!absl::GetFlag(FLAGS_section_file).empty() && !absl::GetFlag(FLAGS_pretrain_file).empty()) {
+    return Fail("--section_file",
+                absl::InvalidArgumentError("adds labelled records to --data_dir's; pre-training "
+                                           "(--pretrain_file) reads no labelled records"));
   }
   const std::string out = absl::GetFlag(FLAGS_out);
   const fs::path state = fs::path(out) / "state";
