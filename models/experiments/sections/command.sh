@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Structure-derived summaries: unlabeled/ keeps Abstract / Summary sections in its documents
+# (its README). extract.py cuts them out as references (summary >= 15 words, the rest >= 400;
+# 1,536 documents of unlabeled/part-00, 124 sources), then v2.2's fine-tuning (scripts/
+# train-model's flags, seed 1, from the same pre-trained weights) trains on corpus + corpus-extra
+# train plus those records. The pre-training is scripts/train-model's first stage in
+# runs/rpsum-ext-v2-pt; run ../ft-lr/command.sh 5e-4 pt first where that folder is missing.
+#   command.sh    the extraction, the fine-tuning (resumable), then the two validation splits
+set -euo pipefail
+cd "$(dirname "$0")/../../.."  # the checkout
+source scripts/cpu-env
+data=../shared/data
+here=models/experiments/sections
+model=(--vocab_size 8000 --hidden 192 --heads 4 --ffn 768 --token_layers 3 --sentence_layers 2
+  --max_clip 256 --sentence_clip 16 --clip_policy_max 16 --local_threshold 1024
+  --local_window 256 --max_tokens_per_sentence 48 --dropout 0.1 --lr 5e-4 --warmup 100
+  --batch_tokens 8192 --pos_weight 2 --soft_labels 0.5 --features 6 --centrality_weight 0.2
+  --seed 1 --threads 2 --checkpoint_every 50)
+pt=runs/rpsum-ext-v2-pt
+[ -f $pt/DONE ] || { echo "missing $pt: run models/experiments/ft-lr/command.sh 5e-4 pt" >&2; exit 1; }
+sections=runs/section-data
+mkdir -p $sections
+$here/extract.py "$data/unlabeled/part-00.jsonl.gz" $sections/train.jsonl.gz 15 400 \
+  | tee $here/extract.log
+out=runs/sections
+mkdir -p "$out"
+build/release/train/rpsum-train --data_dir "$data/corpus,$data/corpus-extra,$sections" \
+  --valid_dir "$data/corpus" --out "$out" --tokenizer $pt/tokenizer.model --init_from $pt/best \
+  "${model[@]}" --model_version "2.3-sections" --max_tokens 4096 \
+  --epochs 2 --patience 2 | tee -a "$out/train.log"
+models/experiments/score-valid.sh "$out" $here sections
+echo ALLDONE
