@@ -117,6 +117,22 @@ absl::Status ModelConfig::Validate() const {
                                                    scoring.centrality_weight,
                                                    "; allowed: [-10, 10]"));
   }
+  const RerankConfig& r = scoring.rerank;
+  RPSUM_RETURN_IF_ERROR(Range("scoring.rerank.top_k", r.top_k, 0, 12));
+  RPSUM_RETURN_IF_ERROR(Range("scoring.rerank.max_units", r.max_units, 1, 12));
+  if (r.top_k > 0) {
+    if (r.weights.size() != kNumRerankFeatures) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("config.json: scoring.rerank.weights has ", r.weights.size(),
+                       " entries; it needs one per feature (", kNumRerankFeatures, ")"));
+    }
+    for (double w : r.weights) {
+      if (!(w >= -100 && w <= 100)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("config.json: a scoring.rerank weight is ", w, "; allowed: [-100, 100]"));
+      }
+    }
+  }
   if (tokenizer.file.empty() || weights_file.empty()) {
     return absl::InvalidArgumentError("config.json: tokenizer.file and weights.file are required");
   }
@@ -191,8 +207,27 @@ absl::StatusOr<ModelConfig> ModelConfig::FromJson(std::string_view text) {
     }
     if (j.contains("scoring")) {
       const json& s = j.at("scoring");
-      RPSUM_RETURN_IF_ERROR(CheckKeys(s, "scoring", {"centrality_weight"}));
+      RPSUM_RETURN_IF_ERROR(CheckKeys(s, "scoring", {"centrality_weight", "rerank"}));
       Read(s, "centrality_weight", &c.scoring.centrality_weight);
+      if (s.contains("rerank")) {
+        const json& r = s.at("rerank");
+        RPSUM_RETURN_IF_ERROR(CheckKeys(r, "scoring.rerank", {"top_k", "max_units", "weights"}));
+        Read(r, "top_k", &c.scoring.rerank.top_k);
+        Read(r, "max_units", &c.scoring.rerank.max_units);
+        if (r.contains("weights")) {
+          const json& w = r.at("weights");
+          const std::set<std::string> names(std::begin(kRerankFeatureNames),
+                                            std::end(kRerankFeatureNames));
+          RPSUM_RETURN_IF_ERROR(CheckKeys(w, "scoring.rerank.weights", names));
+          for (const char* name : kRerankFeatureNames) {
+            if (!w.contains(name)) {
+              return absl::InvalidArgumentError(
+                  absl::StrCat("config.json: scoring.rerank.weights has no '", name, "'"));
+            }
+            c.scoring.rerank.weights.push_back(w.at(name).get<double>());
+          }
+        }
+      }
     }
     if (j.contains("weights")) {
       const json& w = j.at("weights");
@@ -235,6 +270,14 @@ std::string ModelConfig::ToJson() const {
   j["tokenizer"] = {{"file", tokenizer.file},
                     {"max_tokens_per_sentence", tokenizer.max_tokens_per_sentence}};
   j["scoring"] = {{"centrality_weight", scoring.centrality_weight}};
+  if (scoring.rerank.top_k > 0) {
+    json w = json::object();
+    for (size_t i = 0; i < scoring.rerank.weights.size() && i < kNumRerankFeatures; ++i) {
+      w[kRerankFeatureNames[i]] = scoring.rerank.weights[i];
+    }
+    j["scoring"]["rerank"] = {
+        {"top_k", scoring.rerank.top_k}, {"max_units", scoring.rerank.max_units}, {"weights", w}};
+  }
   j["weights"] = {{"file", weights_file}, {"format", "safetensors"}};
   j["training"] = json::parse(training_json.empty() ? "{}" : training_json);
   return j.dump(2) + "\n";

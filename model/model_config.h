@@ -19,7 +19,9 @@ namespace rpsum::model {
 // the document's largest. A checkpoint reads the first architecture.num_features columns.
 inline constexpr int kNumFeatures = 8;
 inline constexpr int kNumFeaturesV1 = 6;
-// The column of the content-word centrality (ScoringConfig).
+// The columns of the title overlap (summary-level reranking) and of the content-word
+// centrality (ScoringConfig).
+inline constexpr int kFeatureTitleOverlap = 4;
 inline constexpr int kFeatureContentCentrality = 7;
 
 struct Architecture {
@@ -68,12 +70,28 @@ struct TokenizerConfig {
   int64_t max_tokens_per_sentence = 64;
 };
 
+// Summary-level reranking (docs/design.md, section 2, "Selection"): the feature names, in the
+// order of RerankConfig::weights (model/select.h CandidateFeatures defines each).
+inline constexpr int kNumRerankFeatures = 11;
+inline constexpr const char* kRerankFeatureNames[kNumRerankFeatures] = {
+    "mean_score",  "max_score", "min_score", "units", "fill",    "document_cosine",
+    "title_share", "position",  "first",     "rank",  "distinct"};
+
+// With top_k > 0, SelectSummary chooses among candidate summaries built from subsets of the
+// top_k units (at most max_units of them) by a linear score of their standardised features.
+struct RerankConfig {
+  int64_t top_k = 0;  // 0: off (the greedy selection alone, models before v2.3)
+  int64_t max_units = 6;
+  std::vector<double> weights;  // kNumRerankFeatures, when top_k > 0
+};
+
 // How the served score of a unit is made from the network's output (docs/design.md, section 6).
 struct ScoringConfig {
   // score = sigmoid(logit + centrality_weight * z), z the unit's content-word centrality
   // (model/document.h, kFeatureContentCentrality) standardised over the document's kept units.
   // 0 (model v1): the network's probability alone.
   double centrality_weight = 0.0;
+  RerankConfig rerank;
 };
 
 struct ModelConfig {

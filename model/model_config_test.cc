@@ -34,6 +34,36 @@ TEST(ModelConfig, RoundTripsThroughJson) {
   EXPECT_EQ(back->HeadClips(32), (std::vector<int64_t>{32, 64}));  // clamped to K
 }
 
+// scoring.rerank (summary-level reranking) is written only when on, by feature name.
+TEST(ModelConfig, RerankRoundTripsByFeatureName) {
+  ModelConfig c;
+  EXPECT_EQ(c.ToJson().find("rerank"), std::string::npos);
+  c.scoring.rerank.top_k = 8;
+  c.scoring.rerank.max_units = 6;
+  for (int f = 0; f < kNumRerankFeatures; ++f) c.scoring.rerank.weights.push_back(0.5 * f - 1);
+  const std::string text = c.ToJson();
+  EXPECT_NE(text.find("\"document_cosine\": 1.5"), std::string::npos) << text;
+  const auto back = ModelConfig::FromJson(text);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->scoring.rerank.top_k, 8);
+  EXPECT_EQ(back->scoring.rerank.max_units, 6);
+  EXPECT_EQ(back->scoring.rerank.weights, c.scoring.rerank.weights);
+  EXPECT_EQ(back->ToJson(), text);
+  auto status = [](const std::string& rerank) {
+    return ModelConfig::FromJson(
+               R"({"format":"rpsum-checkpoint","format_version":1,"scoring":{"rerank":)" + rerank +
+               "}}")
+        .status();
+  };
+  EXPECT_NE(status(R"({"top_k":8})").message().find("one per feature"), std::string::npos);
+  EXPECT_NE(status(R"({"top_k":13})").message().find("scoring.rerank.top_k"), std::string::npos);
+  EXPECT_NE(status(R"({"beam":2})").message().find("scoring.rerank.beam"), std::string::npos);
+  EXPECT_NE(status(R"({"top_k":8,"weights":{"mean_score":1}})").message().find("max_score"),
+            std::string::npos);
+  EXPECT_NE(status(R"({"top_k":8,"weights":{"novelty":1}})").message().find("novelty"),
+            std::string::npos);
+}
+
 TEST(ModelConfig, RejectsWhatItDoesNotUnderstand) {
   const std::string good = ModelConfig().ToJson();
   EXPECT_TRUE(ModelConfig::FromJson(good).ok());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <set>
@@ -98,34 +99,261 @@ std::vector<float> ServedScores(const PreparedDocument& doc, const std::vector<f
   return out;
 }
 
-std::vector<int32_t> SelectSummary(const PreparedDocument& doc,
-                                   const std::vector<std::string_view>& texts,
-                                   const std::vector<float>& scores, SelectOptions o) {
-  const size_t n = doc.kept.size();
-  std::vector<int32_t> words(n);
+namespace {
+
+// What SelectSummary and SummaryCandidates share: words per kept unit, the ranking scores
+// (headings at -1 when the input has content) and the options with a ratio budget in words.
+struct SelectionInputs {
+  std::vector<int32_t> words;
+  std::vector<float> ranked;
   bool any_content = false;
+  SelectOptions options;
+};
+
+SelectionInputs MakeInputs(const PreparedDocument& doc, const std::vector<float>& scores,
+                           SelectOptions o) {
+  SelectionInputs in;
+  const size_t n = doc.kept.size();
+  in.words.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const Unit& u = doc.units[doc.kept[i]];
-    words[i] = u.words;
-    any_content |= u.kind != UnitKind::kHeading;
+    in.words[i] = u.words;
+    in.any_content |= u.kind != UnitKind::kHeading;
   }
   if (o.budget.kind == Budget::Kind::kRatio) {
     o.budget = {Budget::Kind::kWords,
                 std::max(1.0, o.budget.value * static_cast<double>(doc.total_words))};
   }
-  std::vector<float> ranked = scores;
-  if (any_content) {
+  in.ranked = scores;
+  if (in.any_content) {
     for (size_t i = 0; i < n; ++i) {
-      if (doc.units[doc.kept[i]].kind == UnitKind::kHeading) ranked[i] = -1.f;
+      if (doc.units[doc.kept[i]].kind == UnitKind::kHeading) in.ranked[i] = -1.f;
     }
   }
-  std::vector<int32_t> chosen = SelectByScore(ranked, texts, words, o);
-  if (any_content) {
+  in.options = o;
+  return in;
+}
+
+std::vector<int32_t> GreedySelection(const SelectionInputs& in,
+                                     const std::vector<std::string_view>& texts) {
+  std::vector<int32_t> chosen = SelectByScore(in.ranked, texts, in.words, in.options);
+  if (in.any_content) {
     chosen.erase(
-        std::remove_if(chosen.begin(), chosen.end(), [&](int32_t i) { return ranked[i] < 0; }),
+        std::remove_if(chosen.begin(), chosen.end(), [&](int32_t i) { return in.ranked[i] < 0; }),
         chosen.end());
   }
   return chosen;
+}
+
+// A unit's words for the candidate features: its AsciiWords, content-word counts and 64-bit
+// hashes of its word trigrams (sorted, for overlap tests).
+struct UnitWords {
+  size_t words = 0;
+  std::vector<std::string> distinct;  // sorted
+  std::map<std::string, int64_t> content;
+  std::vector<uint64_t> trigrams;  // sorted, unique
+};
+
+UnitWords MakeUnitWords(std::string_view text) {
+  UnitWords u;
+  std::vector<std::string> w = AsciiWords(text);
+  u.words = w.size();
+  for (const std::string& x : w) {
+    if (x.size() >= 4) ++u.content[x];
+  }
+  const std::hash<std::string> h;
+  for (size_t i = 0; i + 3 <= w.size(); ++i) {
+    const uint64_t a = h(w[i]), b = h(w[i + 1]), c = h(w[i + 2]);
+    u.trigrams.push_back(a ^ (b * 0x9E3779B97F4A7C15ULL) ^ (c * 0xC2B2AE3D27D4EB4FULL) ^ (c >> 17));
+  }
+  std::sort(u.trigrams.begin(), u.trigrams.end());
+  u.trigrams.erase(std::unique(u.trigrams.begin(), u.trigrams.end()), u.trigrams.end());
+  std::sort(w.begin(), w.end());
+  w.erase(std::unique(w.begin(), w.end()), w.end());
+  u.distinct = std::move(w);
+  return u;
+}
+
+bool SharesTrigram(const std::vector<uint64_t>& a, const std::set<uint64_t>& seen) {
+  for (uint64_t t : a) {
+    if (seen.count(t)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
+                                         const std::vector<std::string_view>& texts,
+                                         const std::vector<float>& scores,
+                                         const SelectOptions& options) {
+  const SelectionInputs in = MakeInputs(doc, scores, options);
+  const SelectOptions& o = in.options;
+  const int32_t n = static_cast<int32_t>(doc.kept.size());
+  if (o.rerank.top_k <= 0 || o.budget.kind != Budget::Kind::kWords || n == 0) return {};
+  const double limit = o.budget.value;
+
+  // Content units (all units when there are none) in score order, and each one's rank.
+  std::vector<int32_t> order;
+  for (int32_t i = 0; i < n; ++i) {
+    if (in.ranked[i] >= 0 || !in.any_content) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int32_t a, int32_t b) { return in.ranked[a] > in.ranked[b]; });
+  std::vector<int32_t> rank(n, static_cast<int32_t>(order.size()));
+  for (size_t r = 0; r < order.size(); ++r) rank[order[r]] = static_cast<int32_t>(r);
+  const size_t top = std::min(order.size(), static_cast<size_t>(o.rerank.top_k));
+
+  std::vector<UnitWords> units(n);
+  std::map<std::string, int64_t> document;
+  for (int32_t i = 0; i < n; ++i) {
+    units[i] = MakeUnitWords(texts[i]);
+    for (const auto& [w, c] : units[i].content) document[w] += c;
+  }
+  double document_sq = 0;
+  for (const auto& [w, c] : document) document_sq += static_cast<double>(c) * c;
+
+  std::vector<std::vector<int32_t>> sets = {GreedySelection(in, texts)};
+  std::set<std::vector<int32_t>> seen_sets = {sets[0]};
+  const size_t max_units = std::min(top, static_cast<size_t>(o.rerank.max_units));
+  std::vector<size_t> pick;  // positions in `order` of the subset's members, increasing
+  for (size_t m = 1; m <= max_units; ++m) {
+    pick.resize(m);
+    std::iota(pick.begin(), pick.end(), size_t{0});
+    while (true) {
+      int64_t used = 0;
+      for (size_t p : pick) used += in.words[order[p]];
+      bool ok = m == 1 || static_cast<double>(used) <= limit;
+      std::set<uint64_t> tri;
+      if (ok && o.trigram_blocking) {
+        for (size_t p : pick) {
+          const auto& t = units[order[p]].trigrams;
+          if (SharesTrigram(t, tri)) {
+            ok = false;
+            break;
+          }
+          tri.insert(t.begin(), t.end());
+        }
+      }
+      if (ok) {
+        std::vector<int32_t> chosen;
+        chosen.reserve(m);
+        for (size_t p : pick) chosen.push_back(order[p]);
+        // Fill by SelectByScore's rule from the units below the top.
+        for (size_t r = top; r < order.size() && static_cast<double>(used) < limit; ++r) {
+          const int32_t i = order[r];
+          if (static_cast<double>(used + in.words[i]) > limit) continue;
+          if (o.trigram_blocking) {
+            if (SharesTrigram(units[i].trigrams, tri)) continue;
+            tri.insert(units[i].trigrams.begin(), units[i].trigrams.end());
+          }
+          chosen.push_back(i);
+          used += in.words[i];
+        }
+        std::sort(chosen.begin(), chosen.end());
+        if (seen_sets.insert(chosen).second) sets.push_back(std::move(chosen));
+      }
+      // Next combination of m positions out of `top`, in lexicographic order.
+      size_t k = m;
+      while (k > 0 && pick[k - 1] == top - m + k - 1) --k;
+      if (k == 0) break;
+      ++pick[k - 1];
+      for (size_t j = k; j < m; ++j) pick[j] = pick[j - 1] + 1;
+    }
+  }
+
+  std::vector<Candidate> out;
+  out.reserve(sets.size());
+  for (auto& set : sets) {
+    Candidate c;
+    double words = 0, score_words = 0, title = 0, position = 0, ranks = 0;
+    double max_score = -1e30, min_score = 1e30;
+    size_t tokens = 0;
+    std::map<std::string, int64_t> content;
+    std::set<std::string> distinct;
+    for (int32_t i : set) {
+      const double w = in.words[i];
+      words += w;
+      score_words += scores[i] * w;
+      max_score = std::max<double>(max_score, scores[i]);
+      min_score = std::min<double>(min_score, scores[i]);
+      if (doc.features.size() == static_cast<size_t>(n) * kNumFeatures) {
+        title += doc.features[(static_cast<size_t>(i) * kNumFeatures) + kFeatureTitleOverlap] * w;
+      }
+      position += static_cast<double>(i) / n;
+      ranks += rank[i];
+      tokens += units[i].words;
+      for (const auto& [x, k] : units[i].content) content[x] += k;
+      distinct.insert(units[i].distinct.begin(), units[i].distinct.end());
+    }
+    double dot = 0, own_sq = 0;
+    for (const auto& [x, k] : content) {
+      dot += static_cast<double>(k) * static_cast<double>(document.at(x));
+      own_sq += static_cast<double>(k) * k;
+    }
+    const double count = static_cast<double>(set.size());
+    c.features = {words > 0 ? score_words / words : 0.0,
+                  max_score,
+                  min_score,
+                  count,
+                  std::min(words, limit) / limit,
+                  own_sq > 0 && document_sq > 0 ? dot / std::sqrt(own_sq * document_sq) : 0.0,
+                  words > 0 ? title / words : 0.0,
+                  position / count,
+                  static_cast<double>(set.front()) / n,
+                  ranks / count,
+                  tokens > 0 ? static_cast<double>(distinct.size()) / tokens : 0.0};
+    c.units = std::move(set);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<std::array<double, kNumRerankFeatures>> StandardisedFeatures(
+    const std::vector<Candidate>& candidates) {
+  const size_t n = candidates.size();
+  std::vector<std::array<double, kNumRerankFeatures>> z(n);
+  for (auto& row : z) row.fill(0.0);
+  if (n < 2) return z;
+  for (int f = 0; f < kNumRerankFeatures; ++f) {
+    double mean = 0, var = 0;
+    for (const Candidate& c : candidates) mean += c.features[f];
+    mean /= static_cast<double>(n);
+    for (const Candidate& c : candidates) var += (c.features[f] - mean) * (c.features[f] - mean);
+    const double sd = std::sqrt(var / static_cast<double>(n - 1));
+    for (size_t k = 0; k < n; ++k) z[k][f] = (candidates[k].features[f] - mean) / (sd + 1e-6);
+  }
+  return z;
+}
+
+size_t ChooseCandidate(const std::vector<Candidate>& candidates,
+                       const std::vector<double>& weights) {
+  const auto z = StandardisedFeatures(candidates);
+  size_t best = 0;
+  double best_score = 0;
+  for (size_t k = 0; k < z.size(); ++k) {
+    double s = 0;
+    for (int f = 0; f < kNumRerankFeatures && f < static_cast<int>(weights.size()); ++f) {
+      s += weights[f] * z[k][f];
+    }
+    if (k == 0 || s > best_score) {
+      best = k;
+      best_score = s;
+    }
+  }
+  return best;
+}
+
+std::vector<int32_t> SelectSummary(const PreparedDocument& doc,
+                                   const std::vector<std::string_view>& texts,
+                                   const std::vector<float>& scores, const SelectOptions& o) {
+  if (o.rerank.top_k > 0) {
+    std::vector<Candidate> candidates = SummaryCandidates(doc, texts, scores, o);
+    if (!candidates.empty()) {
+      return std::move(candidates[ChooseCandidate(candidates, o.rerank.weights)].units);
+    }
+  }
+  return GreedySelection(MakeInputs(doc, scores, o), texts);
 }
 
 std::string JoinAndCut(const std::vector<std::string_view>& texts,

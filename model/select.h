@@ -3,6 +3,7 @@
 #ifndef RPSUM_MODEL_SELECT_H_
 #define RPSUM_MODEL_SELECT_H_
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -22,6 +23,8 @@ struct SelectOptions {
   Budget budget;
   // Skip a unit sharing a word trigram with one already chosen.
   bool trigram_blocking = true;
+  // Summary-level reranking under a word budget (the model's scoring.rerank; off by default).
+  RerankConfig rerank;
 };
 
 // Chooses among candidate units (parallel vectors: score, text, words) in score order under
@@ -45,11 +48,49 @@ std::vector<float> ServedScores(const PreparedDocument& doc, const std::vector<f
 // The summary policy: what the service returns and what evaluation scores, so the model card's
 // numbers are the served summaries' (docs/design.md, "Selection"). A ratio budget becomes words
 // of the whole input (truncated units included); headings are structure, not content, and are
-// chosen only when the input has nothing else; then SelectByScore. `scores` and `texts` have
-// one entry per kept unit of `doc`. Returns indices into doc.kept, ascending. Thread-safe.
+// chosen only when the input has nothing else; then SelectByScore, or, when options.rerank is on
+// and the budget is in words, the best of SummaryCandidates by ChooseCandidate. `scores` and
+// `texts` have one entry per kept unit of `doc`. Returns indices into doc.kept, ascending.
+// Thread-safe.
 std::vector<int32_t> SelectSummary(const PreparedDocument& doc,
                                    const std::vector<std::string_view>& texts,
-                                   const std::vector<float>& scores, SelectOptions options);
+                                   const std::vector<float>& scores, const SelectOptions& options);
+
+// One candidate summary of the reranking: kept-unit indices, ascending, and its features in
+// kRerankFeatureNames order (model/model_config.h), before standardisation:
+//   mean_score, max_score, min_score: the units' served scores (the mean weighted by words);
+//   units: how many; fill: min(words, budget) / budget;
+//   document_cosine: cosine of its content-word counts (AsciiWords of 4+ characters, as the
+//     centrality feature) with the whole document's;
+//   title_share: the word-weighted mean of its units' title-overlap feature;
+//   position, first: mean and first kept index of its units over the kept units' count;
+//   rank: mean rank of its units in score order (0 = the best content unit);
+//   distinct: distinct words over words (AsciiWords).
+struct Candidate {
+  std::vector<int32_t> units;
+  std::array<double, kNumRerankFeatures> features{};
+};
+
+// The candidates SelectSummary reranks under a word budget: [0] is the greedy selection
+// (SelectByScore); then every subset of the options.rerank.top_k best content units with at most
+// options.rerank.max_units members that fits the budget (a single unit always) and has no
+// trigram shared between two members (with trigram blocking), filled by SelectByScore's rule
+// from the units ranked below the top_k; duplicates dropped. Deterministic and per document.
+// Empty when reranking is off or the budget is not in words.
+std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
+                                         const std::vector<std::string_view>& texts,
+                                         const std::vector<float>& scores,
+                                         const SelectOptions& options);
+
+// Each feature standardised over the candidates ((x - mean) / (sd + 1e-6), sd over n - 1; all
+// zeros for a single candidate).
+std::vector<std::array<double, kNumRerankFeatures>> StandardisedFeatures(
+    const std::vector<Candidate>& candidates);
+
+// The index of the candidate with the largest weights . standardised features; the earliest
+// on ties (so the greedy selection unless another is strictly better). 0 when empty.
+size_t ChooseCandidate(const std::vector<Candidate>& candidates,
+                       const std::vector<double>& weights);
 
 // Joins the texts of `chosen` with '\n' and cuts the result to `max_words` words (0: no cut).
 std::string JoinAndCut(const std::vector<std::string_view>& texts,

@@ -1,5 +1,6 @@
 #include "model/select.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -121,6 +122,122 @@ TEST(SelectSummary, AlwaysAtLeastOneUnit) {
   SelectOptions o;
   o.budget = {Budget::Kind::kWords, 1};
   EXPECT_EQ(SelectSummary(d.prepared, d.texts, {0.3f}, o), (std::vector<int32_t>{0}));
+}
+
+// Four one-line units of 5, 5, 5 and 12 words, scored in document order.
+const char kFour[] =
+    "Alpha bravo charlie delta echo.\nFoxtrot golf hotel india juliet.\n"
+    "Kilo lima mike november oscar.\n"
+    "Papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu end.\n";
+
+SelectOptions RerankOptions(double budget_words, std::vector<double> weights) {
+  SelectOptions o;
+  o.budget = {Budget::Kind::kWords, budget_words};
+  o.rerank.top_k = 3;
+  o.rerank.max_units = 2;
+  weights.resize(kNumRerankFeatures, 0.0);
+  o.rerank.weights = std::move(weights);
+  return o;
+}
+
+// The candidates under a 10-word budget: the greedy selection first, then every subset of the
+// three best units with at most two members that fits (a single unit always), filled from the
+// units below them, each set once; the features are the documented ones.
+TEST(SummaryCandidates, GreedyFirstThenTheSubsetsOfTheTopUnitsThatFit) {
+  const Doc d = PrepareText(kFour);
+  ASSERT_EQ(d.texts.size(), 4U);
+  const std::vector<float> scores = {0.9f, 0.8f, 0.7f, 0.6f};
+  const auto c = SummaryCandidates(d.prepared, d.texts, scores, RerankOptions(10, {1}));
+  std::vector<std::vector<int32_t>> sets;
+  sets.reserve(c.size());
+  for (const Candidate& x : c) sets.push_back(x.units);
+  EXPECT_EQ(sets, (std::vector<std::vector<int32_t>>{{0, 1}, {0}, {1}, {2}, {0, 2}, {1, 2}}));
+  // With a 17-word budget the 12-word unit fills in after a single top unit.
+  const auto wide = SummaryCandidates(d.prepared, d.texts, scores, RerankOptions(17, {1}));
+  EXPECT_EQ(wide[1].units, (std::vector<int32_t>{0, 3}));
+  const Candidate& one = c[3];                // {2}: "Kilo lima mike november oscar."
+  EXPECT_NEAR(one.features[0], 0.7, 1e-6);    // mean_score
+  EXPECT_NEAR(one.features[3], 1.0, 1e-12);   // units
+  EXPECT_NEAR(one.features[4], 0.5, 1e-12);   // fill: 5 of 10 words
+  EXPECT_NEAR(one.features[7], 0.5, 1e-12);   // position: kept index 2 of 4
+  EXPECT_NEAR(one.features[8], 0.5, 1e-12);   // first
+  EXPECT_NEAR(one.features[9], 2.0, 1e-12);   // rank: the third best
+  EXPECT_NEAR(one.features[10], 1.0, 1e-12);  // distinct: five distinct words of five
+  const Candidate& two = c[0];                // {0, 1}
+  EXPECT_NEAR(two.features[0], 0.85, 1e-6);
+  EXPECT_NEAR(two.features[1], 0.9, 1e-6);
+  EXPECT_NEAR(two.features[2], 0.8, 1e-6);
+  EXPECT_NEAR(two.features[4], 1.0, 1e-12);
+  EXPECT_NEAR(two.features[9], 0.5, 1e-12);
+  // Off, or a budget that is not in words: no candidates.
+  SelectOptions off = RerankOptions(10, {1});
+  off.rerank.top_k = 0;
+  EXPECT_TRUE(SummaryCandidates(d.prepared, d.texts, scores, off).empty());
+  SelectOptions sentences = RerankOptions(10, {1});
+  sentences.budget = {Budget::Kind::kSentences, 2};
+  EXPECT_TRUE(SummaryCandidates(d.prepared, d.texts, scores, sentences).empty());
+}
+
+// No candidate holds two units that share a word trigram, or a heading when there is content.
+TEST(SummaryCandidates, KeepTrigramBlockingAndSkipHeadings) {
+  const Doc d = PrepareText(
+      "# Overview\nThe cache warms at start.\nThe cache warms at night too.\nWorkers share "
+      "one index.\n");
+  ASSERT_EQ(d.texts.size(), 4U);
+  const std::vector<float> scores = {0.99f, 0.9f, 0.8f, 0.7f};
+  SelectOptions o = RerankOptions(100, {1});
+  o.rerank.top_k = 4;
+  o.rerank.max_units = 4;
+  const auto c = SummaryCandidates(d.prepared, d.texts, scores, o);
+  ASSERT_FALSE(c.empty());
+  for (const Candidate& x : c) {
+    EXPECT_EQ(std::count(x.units.begin(), x.units.end(), 0), 0) << "heading chosen";
+    const bool both = std::count(x.units.begin(), x.units.end(), 1) &&
+                      std::count(x.units.begin(), x.units.end(), 2);
+    EXPECT_FALSE(both) << "units 1 and 2 share 'the cache warms'";
+  }
+  o.trigram_blocking = false;
+  bool both_once = false;
+  for (const Candidate& x : SummaryCandidates(d.prepared, d.texts, scores, o)) {
+    both_once |= x.units == std::vector<int32_t>{1, 2, 3};
+  }
+  EXPECT_TRUE(both_once);
+}
+
+// Standardised features: zero mean over the candidates, all zero for one candidate.
+TEST(SummaryCandidates, StandardisedFeatures) {
+  std::vector<Candidate> c(3);
+  for (int k = 0; k < 3; ++k) c[k].features.fill(1.0 + k);
+  const auto z = StandardisedFeatures(c);
+  EXPECT_NEAR(z[0][0], -1.0, 1e-5);
+  EXPECT_NEAR(z[1][5], 0.0, 1e-12);
+  EXPECT_NEAR(z[2][10], 1.0, 1e-5);
+  EXPECT_EQ(StandardisedFeatures({c[0]})[0][3], 0.0);
+}
+
+// SelectSummary with reranking: the weights decide; ties, zero weights and budgets that are not
+// in words keep the greedy selection.
+TEST(SelectSummary, RerankingChoosesTheBestCandidateByItsWeights) {
+  const Doc d = PrepareText(kFour);
+  const std::vector<float> scores = {0.9f, 0.8f, 0.7f, 0.6f};
+  SelectOptions greedy;
+  greedy.budget = {Budget::Kind::kWords, 10};
+  EXPECT_EQ(SelectSummary(d.prepared, d.texts, scores, greedy), (std::vector<int32_t>{0, 1}));
+  // min_score = 1: the single best unit has the highest minimum.
+  EXPECT_EQ(SelectSummary(d.prepared, d.texts, scores, RerankOptions(10, {0, 0, 1})),
+            (std::vector<int32_t>{0}));
+  // rank = 1 (the worst-ranked units): {2}.
+  EXPECT_EQ(
+      SelectSummary(d.prepared, d.texts, scores, RerankOptions(10, {0, 0, 0, 0, 0, 0, 0, 0, 0, 1})),
+      (std::vector<int32_t>{2}));
+  // units = 1: three candidates of two units tie; the greedy one is the earliest.
+  EXPECT_EQ(SelectSummary(d.prepared, d.texts, scores, RerankOptions(10, {0, 0, 0, 1})),
+            (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(SelectSummary(d.prepared, d.texts, scores, RerankOptions(10, {})),
+            (std::vector<int32_t>{0, 1}));
+  SelectOptions sentences = RerankOptions(10, {0, 0, 0, 0, 0, 0, 0, 0, 0, 1});
+  sentences.budget = {Budget::Kind::kSentences, 1};
+  EXPECT_EQ(SelectSummary(d.prepared, d.texts, scores, sentences), (std::vector<int32_t>{0}));
 }
 
 }  // namespace

@@ -81,6 +81,7 @@ absl::StatusOr<RequestPlan> PlanRequest(const v1::SummarizeRequest& r,
       return absl::InvalidArgumentError(absl::StrCat("unknown priority value ", r.priority()));
   }
   p.select.trigram_blocking = !r.keep_redundant();
+  p.select.rerank = config.scoring.rerank;  // the model's summary-level reranking, if any
   p.return_all_scores = r.return_all_scores();
   return p;
 }

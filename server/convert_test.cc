@@ -95,6 +95,14 @@ TEST(PlanRequest, CarriesTheInputAndFlags) {
   EXPECT_FALSE(plan->select.trigram_blocking);
   EXPECT_TRUE(plan->return_all_scores);
   EXPECT_EQ(plan->clip_override, 8);
+  EXPECT_EQ(plan->select.rerank.top_k, 0);  // the config's: off
+  model::ModelConfig reranked = Config();
+  reranked.scoring.rerank.top_k = 8;
+  reranked.scoring.rerank.weights.assign(model::kNumRerankFeatures, 0.5);
+  auto with = PlanRequest(request, reranked);
+  ASSERT_TRUE(with.ok()) << with.status();
+  EXPECT_EQ(with->select.rerank.top_k, 8);
+  EXPECT_EQ(with->select.rerank.weights, reranked.scoring.rerank.weights);
 }
 
 TEST(FillSummary, SentencesPointAtTheirTextInTheDocument) {
