@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -20,6 +21,8 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "model/select.h"
 #include "model/torch/checkpoint.h"
@@ -59,6 +62,22 @@ ABSL_FLAG(std::string, sentence_k_study, "",
 ABSL_FLAG(std::string, dump, "",
           "write one JSON line per document here: id, source, reference, and per system the "
           "summary and its ROUGE-1/2/Lsum F1 (for error analysis)");
+ABSL_FLAG(bool, no_rerank, false,
+          "select greedily (scoring.rerank off) even when the checkpoint has a summary-level "
+          "reranking");
+ABSL_FLAG(std::string, fit_rerank, "",
+          "fit scoring.rerank's weights on these documents (the training splits) and write the "
+          "checkpoint with them to this directory (docs/design.md, section 2, Selection)");
+ABSL_FLAG(int, rerank_top_k, 8, "--fit_rerank: candidates are subsets of this many best units");
+ABSL_FLAG(int, rerank_max_units, 6, "--fit_rerank: at most this many of them");
+ABSL_FLAG(std::string, rerank_dump, "",
+          "write each document's reranking candidates (standardised features, ROUGE-1 and "
+          "ROUGE-2 F1) here as JSON lines (with --rerank_top_k, --rerank_max_units)");
+ABSL_FLAG(std::string, rerank_features, "",
+          "--fit_rerank: fit only these features (comma-separated names, "
+          "model/model_config.h kRerankFeatureNames); the others get weight 0. Empty: all");
+ABSL_FLAG(double, rerank_l2, 0.001, "--fit_rerank: the fit's L2 penalty on the weights");
+ABSL_FLAG(std::string, rerank_version, "", "--fit_rerank: the written config's version");
 
 namespace rpsum::model {
 namespace {
@@ -129,13 +148,14 @@ std::vector<int32_t> LeadUnits(const EvalDoc& d) {
 // With `dump` open, writes each document's JSON line: title, reference, the kept units, the
 // model's served score per unit, the oracle's units, and per system the summary and its ROUGE
 // F1 x 100, for reading what the model gets wrong.
-Tables ScoreSystems(const std::vector<EvalDoc>& docs, const ModelRun& run, std::ofstream* dump) {
+Tables ScoreSystems(const std::vector<EvalDoc>& docs, const ModelRun& run,
+                    const RerankConfig& rerank, std::ofstream* dump) {
   Tables t;
   for (size_t i = 0; i < docs.size(); ++i) {
     const EvalDoc& d = docs[i];
     const std::string summaries[] = {
-        SummaryFromUnits(d, LeadUnits(d)), SummaryFromScores(d, TextRankBaseline(d)),
-        SummaryFromScores(d, run.scores[i]), SummaryFromUnits(d, d.oracle)};
+        SummaryFromUnits(d, LeadUnits(d)), SummaryFromScores(d, TextRankBaseline(d), {}),
+        SummaryFromScores(d, run.scores[i], rerank), SummaryFromUnits(d, d.oracle)};
     nlohmann::json line;
     for (int s = 0; s < 4; ++s) {
       const RougeScores r = ScoreSummary(d, summaries[s]);
@@ -211,10 +231,10 @@ void PrintBySource(Tables& t, nlohmann::json* out) {
 
 // One row of a clip-distance study: the served summaries' ROUGE and the model's time.
 void PrintStudyRow(const char* study, const std::string& name, const std::vector<EvalDoc>& docs,
-                   const ModelRun& r, nlohmann::json* out) {
+                   const ModelRun& r, const RerankConfig& rerank, nlohmann::json* out) {
   RougeMean m;
   for (size_t i = 0; i < docs.size(); ++i) {
-    m.Add(ScoreSummary(docs[i], SummaryFromScores(docs[i], r.scores[i])));
+    m.Add(ScoreSummary(docs[i], SummaryFromScores(docs[i], r.scores[i], rerank)));
   }
   m = m.Mean();
   std::printf("| %s | %.2f | %.2f | %.2f | %.1f | %.0f |\n", name.c_str(), m.r1, m.r2, m.rlsum,
@@ -238,7 +258,7 @@ void PrintKStudy(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad
     const std::string name = k == kPolicy ? "policy: " + ck.config.clip_policy.Describe()
                              : k == 0     ? "0 (no relative positions)"
                                           : std::to_string(k);
-    PrintStudyRow("k_study", name, docs, r, out);
+    PrintStudyRow("k_study", name, docs, r, ck.config.scoring.rerank, out);
   }
 }
 
@@ -259,7 +279,8 @@ void PrintSentenceKStudy(const Checkpoint& ck, const std::vector<EvalDoc>& docs,
                                  ? std::to_string(used) + " (the model's)"
                              : used == 0 ? "0 (no unit positions)"
                                          : std::to_string(used);
-    PrintStudyRow("sentence_k_study", name, docs, RunModel(variant, docs, pad, kPolicy), out);
+    PrintStudyRow("sentence_k_study", name, docs, RunModel(variant, docs, pad, kPolicy),
+                  ck.config.scoring.rerank, out);
   }
 }
 
@@ -301,7 +322,7 @@ void PrintFusionStudy(const std::vector<EvalDoc>& docs, const ModelRun& run, nlo
       // The served selection reads negative scores as "never"; shift to >= 0.
       const float low = f.empty() ? 0.f : *std::min_element(f.begin(), f.end());
       for (float& x : f) x -= low;
-      m.Add(ScoreSummary(docs[i], SummaryFromScores(docs[i], f)));
+      m.Add(ScoreSummary(docs[i], SummaryFromScores(docs[i], f, {})));
     }
     m = m.Mean();
     std::printf("| %s | %.2f | %.2f | %.2f |\n", std::string(w_text).c_str(), m.r1, m.r2, m.rlsum);
@@ -407,7 +428,7 @@ void PrintSelectionStudy(const std::vector<EvalDoc>& docs, const ModelRun& run,
         // Served summaries are whole units (SummaryFromScores); the cut and stop variants are cut.
         summary = JoinAndCut(d.texts, chosen, v.cut || v.stop ? d.reference_words : 0);
       } else {
-        summary = SummaryFromScores(d, s);
+        summary = SummaryFromScores(d, s, {});
       }
       fill += static_cast<double>(CountWords(summary)) /
               static_cast<double>(std::max<int64_t>(1, d.reference_words));
@@ -453,9 +474,153 @@ void PrintEnsembleStudy(const Checkpoint& ck, const std::vector<EvalDoc>& docs, 
       both.scores[i][u] = 0.5f * (run.scores[i][u] + second.scores[i][u]);
     }
   }
-  PrintStudyRow("ensemble_study", "this model", docs, run, out);
-  PrintStudyRow("ensemble_study", dir, docs, second, out);
-  PrintStudyRow("ensemble_study", "mean of the two", docs, both, out);
+  PrintStudyRow("ensemble_study", "this model", docs, run, ck.config.scoring.rerank, out);
+  PrintStudyRow("ensemble_study", dir, docs, second, ck.config.scoring.rerank, out);
+  PrintStudyRow("ensemble_study", "mean of the two", docs, both, ck.config.scoring.rerank, out);
+}
+
+// Each document's reranking candidates: standardised features, and ROUGE-1 and ROUGE-2 F1 of
+// their served summaries against the reference. Documents without candidates are left out.
+void RerankData(const std::vector<EvalDoc>& docs, const ModelRun& run, const RerankConfig& rerank,
+                std::vector<std::vector<std::array<double, kNumRerankFeatures>>>* z,
+                std::vector<std::vector<std::array<double, 2>>>* reward) {
+  for (size_t i = 0; i < docs.size(); ++i) {
+    const EvalDoc& d = docs[i];
+    const auto candidates =
+        SummaryCandidates(d.prepared, d.texts, run.scores[i], ServedOptions(d, rerank));
+    if (candidates.empty()) continue;
+    z->push_back(StandardisedFeatures(candidates));
+    reward->emplace_back();
+    for (const Candidate& c : candidates) {
+      const RougeScores r = ScoreSummary(d, JoinAndCut(d.texts, c.units, 0));
+      reward->back().push_back({r.rouge1.f, r.rouge2.f});
+    }
+  }
+}
+
+// Fits scoring.rerank's weights (docs/design.md, section 2, "Selection"). For each document,
+// its candidates (SummaryCandidates under the served options), their standardised features,
+// and the reward of each: ROUGE-1 + ROUGE-2 F1 of its served summary against the reference.
+// Maximises the mean over documents of the expected reward under softmax(w . z / 0.1), less
+// l2 |w|^2 (w zero outside `mask`), by 300 full-batch Adam steps (lr 0.05) from mean_score = 1 and
+// the rest 0, in double precision: deterministic. Returns the weights; prints them and the greedy
+// and reranked training scores.
+std::vector<double> FitRerank(const std::vector<EvalDoc>& docs, const ModelRun& run,
+                              const RerankConfig& rerank, const std::vector<double>& mask,
+                              nlohmann::json* out) {
+  constexpr int kF = kNumRerankFeatures;
+  std::vector<std::vector<std::array<double, kF>>> z;
+  std::vector<std::vector<std::array<double, 2>>> reward;
+  size_t widest = 1, total = 0;
+  RerankData(docs, run, rerank, &z, &reward);
+  for (const auto& c : z) {
+    widest = std::max(widest, c.size());
+    total += c.size();
+  }
+  const auto n = static_cast<int64_t>(z.size());
+  const auto w_max = static_cast<int64_t>(widest);
+  const auto f64 = at::TensorOptions().dtype(at::kDouble);
+  at::Tensor x = at::zeros({n, w_max, kF}, f64);
+  at::Tensor y = at::zeros({n, w_max, 2}, f64);
+  at::Tensor valid = at::zeros({n, w_max}, at::TensorOptions().dtype(at::kBool));
+  {
+    auto xa = x.accessor<double, 3>();
+    auto ya = y.accessor<double, 3>();
+    auto va = valid.accessor<bool, 2>();
+    for (int64_t i = 0; i < n; ++i) {
+      for (size_t k = 0; k < z[i].size(); ++k) {
+        for (int f = 0; f < kF; ++f) xa[i][static_cast<int64_t>(k)][f] = z[i][k][f];
+        ya[i][static_cast<int64_t>(k)][0] = reward[i][k][0];
+        ya[i][static_cast<int64_t>(k)][1] = reward[i][k][1];
+        va[i][static_cast<int64_t>(k)] = true;
+      }
+    }
+  }
+  const at::Tensor gain = y.sum(-1);
+  const at::Tensor keep = at::tensor(mask, f64);
+  at::Tensor w = at::zeros({kF}, f64);
+  w[0] = 1.0;  // mean_score: start from the model's own ranking
+  w.set_requires_grad(true);
+  // Adam, written out (the same update as torch.optim.Adam, no weight decay).
+  at::Tensor m1 = at::zeros({kF}, f64), m2 = at::zeros({kF}, f64);
+  const double lr = 0.05, b1 = 0.9, b2 = 0.999, eps = 1e-8;
+  const double l2 = absl::GetFlag(FLAGS_rerank_l2);
+  for (int step = 1; step <= 300; ++step) {
+    const at::Tensor used = w * keep;
+    const at::Tensor logits = at::matmul(x, used).div(0.1).masked_fill(valid.logical_not(), -1e9);
+    const at::Tensor loss =
+        -(at::softmax(logits, 1) * gain).sum(1).mean() + l2 * (used * used).sum();
+    loss.backward();
+    {
+      at::NoGradGuard no_grad;
+      const at::Tensor g = w.grad();
+      m1.mul_(b1).add_(g, 1 - b1);
+      m2.mul_(b2).addcmul_(g, g, 1 - b2);
+      const double c1 = 1 - std::pow(b1, step), c2 = 1 - std::pow(b2, step);
+      w.sub_(lr * (m1 / c1) / ((m2 / c2).sqrt() + eps));
+      w.grad().zero_();
+    }
+  }
+  const at::Tensor wd = (w.detach() * keep).contiguous();
+  std::vector<double> weights(wd.data_ptr<double>(), wd.data_ptr<double>() + kF);
+  // The training documents' scores: candidate 0 (greedy) against the reranked choice.
+  double g1 = 0, g2 = 0, r1 = 0, r2 = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    size_t best = 0;
+    double best_s = 0;
+    for (size_t k = 0; k < z[i].size(); ++k) {
+      double s = 0;
+      for (int f = 0; f < kF; ++f) s += weights[f] * z[i][k][f];
+      if (k == 0 || s > best_s) {
+        best = k;
+        best_s = s;
+      }
+    }
+    g1 += reward[i][0][0];
+    g2 += reward[i][0][1];
+    r1 += reward[i][best][0];
+    r2 += reward[i][best][1];
+  }
+  const double dn = static_cast<double>(std::max<int64_t>(n, 1));
+  std::printf("\n## Summary-level reranking fitted on %lld documents (%zu candidates)\n\n",
+              static_cast<long long>(n), total);
+  std::printf("| selection | ROUGE-1 | ROUGE-2 |\n| --- | --- | --- |\n");
+  std::printf("| greedy | %.2f | %.2f |\n| reranked | %.2f | %.2f |\n\n", 100 * g1 / dn,
+              100 * g2 / dn, 100 * r1 / dn, 100 * r2 / dn);
+  std::printf("| feature | weight |\n| --- | --- |\n");
+  for (int f = 0; f < kF; ++f) {
+    std::printf("| %s | %.4f |\n", kRerankFeatureNames[f], weights[f]);
+    (*out)["rerank_fit"]["weights"][kRerankFeatureNames[f]] = weights[f];
+  }
+  (*out)["rerank_fit"]["documents"] = n;
+  (*out)["rerank_fit"]["candidates"] = total;
+  (*out)["rerank_fit"]["greedy"] = {{"rouge1", 100 * g1 / dn}, {"rouge2", 100 * g2 / dn}};
+  (*out)["rerank_fit"]["reranked"] = {{"rouge1", 100 * r1 / dn}, {"rouge2", 100 * r2 / dn}};
+  return weights;
+}
+
+// Writes `ck`'s directory again under `dir` with `config` (weights and tokenizer copied).
+absl::Status WriteCheckpointCopy(const std::string& from, const ModelConfig& config,
+                                 const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return absl::InternalError("cannot create " + dir + ": " + ec.message());
+  for (const std::string& file : {config.weights_file, config.tokenizer.file}) {
+    fs::copy_file(fs::path(from) / file, fs::path(dir) / file, fs::copy_options::overwrite_existing,
+                  ec);
+    if (ec) return absl::InternalError("cannot copy " + file + " to " + dir + ": " + ec.message());
+  }
+  std::ofstream(fs::path(dir) / "config.json", std::ios::trunc) << config.ToJson();
+  return absl::OkStatus();
+}
+
+// The candidates of --fit_rerank and --rerank_dump (weights to be fitted).
+RerankConfig CandidateOptions() {
+  RerankConfig r;
+  r.top_k = absl::GetFlag(FLAGS_rerank_top_k);
+  r.max_units = absl::GetFlag(FLAGS_rerank_max_units);
+  return r;
 }
 
 int Fail(const std::string& what) {
@@ -473,11 +638,17 @@ int Run() {
   std::string error;
   auto tok = Tokenizer::Load(absl::GetFlag(FLAGS_model) + "/" + ck->config.tokenizer.file, &error);
   if (!tok) return Fail(error);
+  if (absl::GetFlag(FLAGS_no_rerank)) ck->config.scoring.rerank = RerankConfig{};
+  const bool from_file = !absl::GetFlag(FLAGS_file).empty();
   const std::string path =
-      absl::GetFlag(FLAGS_file).empty()
-          ? absl::GetFlag(FLAGS_data_dir) + "/" + absl::GetFlag(FLAGS_split) + ".jsonl.gz"
-          : absl::GetFlag(FLAGS_file);
-  auto records = ReadCorpus(path, absl::GetFlag(FLAGS_limit));
+      from_file ? absl::GetFlag(FLAGS_file)
+      : absl::StrContains(absl::GetFlag(FLAGS_data_dir), ',')
+          ? absl::StrCat(absl::GetFlag(FLAGS_data_dir), " (", absl::GetFlag(FLAGS_split), ")")
+          : absl::GetFlag(FLAGS_data_dir) + "/" + absl::GetFlag(FLAGS_split) + ".jsonl.gz";
+  auto records = from_file
+                     ? ReadCorpus(path, absl::GetFlag(FLAGS_limit))
+                     : ReadCorpusSplit(absl::GetFlag(FLAGS_data_dir), absl::GetFlag(FLAGS_split),
+                                       absl::GetFlag(FLAGS_limit));
   if (!records.ok()) return Fail(records.status().ToString());
   PrepareOptions prep;
   prep.max_input_tokens = absl::GetFlag(FLAGS_max_input_tokens);
@@ -495,7 +666,8 @@ int Run() {
     dump.open(absl::GetFlag(FLAGS_dump));
     if (!dump) return Fail("cannot write --dump " + absl::GetFlag(FLAGS_dump));
   }
-  Tables tables = ScoreSystems(docs, run, dump.is_open() ? &dump : nullptr);
+  Tables tables =
+      ScoreSystems(docs, run, ck->config.scoring.rerank, dump.is_open() ? &dump : nullptr);
   nlohmann::json out = {{"model", absl::GetFlag(FLAGS_model)},
                         {"data", path},
                         {"documents", docs.size()},
@@ -511,6 +683,46 @@ int Run() {
   if (!absl::GetFlag(FLAGS_fusion_study).empty()) PrintFusionStudy(docs, run, &out);
   if (absl::GetFlag(FLAGS_selection_study)) PrintSelectionStudy(docs, run, &out);
   if (!absl::GetFlag(FLAGS_ensemble_with).empty()) PrintEnsembleStudy(*ck, docs, pad, run, &out);
+  if (!absl::GetFlag(FLAGS_rerank_dump).empty()) {
+    const RerankConfig rerank = CandidateOptions();
+    std::vector<std::vector<std::array<double, kNumRerankFeatures>>> z;
+    std::vector<std::vector<std::array<double, 2>>> reward;
+    RerankData(docs, run, rerank, &z, &reward);
+    std::ofstream f(absl::GetFlag(FLAGS_rerank_dump));
+    for (size_t i = 0; i < z.size(); ++i) {
+      f << nlohmann::json({{"z", z[i]}, {"reward", reward[i]}}).dump() << "\n";
+    }
+  }
+  if (!absl::GetFlag(FLAGS_fit_rerank).empty()) {
+    // Candidates of the greedy-scored model: the fit starts from the network's own scores.
+    RerankConfig rerank = CandidateOptions();
+    std::vector<double> mask(kNumRerankFeatures, 1.0);
+    if (!absl::GetFlag(FLAGS_rerank_features).empty()) {
+      mask.assign(kNumRerankFeatures, 0.0);
+      for (absl::string_view name : absl::StrSplit(absl::GetFlag(FLAGS_rerank_features), ',')) {
+        const auto* at = std::find(std::begin(kRerankFeatureNames), std::end(kRerankFeatureNames),
+                                   std::string(name));
+        if (at == std::end(kRerankFeatureNames)) {
+          return Fail(absl::StrCat("--rerank_features: no feature '", name, "'"));
+        }
+        mask[at - std::begin(kRerankFeatureNames)] = 1.0;
+      }
+    }
+    rerank.weights = FitRerank(docs, run, rerank, mask, &out);
+    ModelConfig config = ck->config;
+    config.scoring.rerank = rerank;
+    if (!absl::GetFlag(FLAGS_rerank_version).empty()) {
+      config.version = absl::GetFlag(FLAGS_rerank_version);
+    }
+    nlohmann::json training = nlohmann::json::parse(config.training_json);
+    training["rerank_fitted_on"] = {{"data", path}, {"documents", out["rerank_fit"]["documents"]}};
+    config.training_json = training.dump();
+    if (absl::Status s = config.Validate(); !s.ok()) return Fail(s.ToString());
+    const absl::Status written =
+        WriteCheckpointCopy(absl::GetFlag(FLAGS_model), config, absl::GetFlag(FLAGS_fit_rerank));
+    if (!written.ok()) return Fail(written.ToString());
+    std::printf("\nwrote %s\n", absl::GetFlag(FLAGS_fit_rerank).c_str());
+  }
   if (!absl::GetFlag(FLAGS_json).empty()) std::ofstream(absl::GetFlag(FLAGS_json)) << out.dump(2);
   return 0;
 }

@@ -38,10 +38,17 @@ std::string SummaryFromUnits(const EvalDoc& doc, const std::vector<int32_t>& cho
   return JoinAndCut(doc.texts, chosen, doc.reference_words);
 }
 
-std::string SummaryFromScores(const EvalDoc& doc, const std::vector<float>& scores) {
+SelectOptions ServedOptions(const EvalDoc& doc, const RerankConfig& rerank) {
   SelectOptions o;  // what the server makes of a request with max_words only
   o.budget = {Budget::Kind::kWords, std::max<double>(1, static_cast<double>(doc.reference_words))};
-  return JoinAndCut(doc.texts, SelectSummary(doc.prepared, doc.texts, scores, o), 0);
+  o.rerank = rerank;
+  return o;
+}
+
+std::string SummaryFromScores(const EvalDoc& doc, const std::vector<float>& scores,
+                              const RerankConfig& rerank) {
+  return JoinAndCut(doc.texts,
+                    SelectSummary(doc.prepared, doc.texts, scores, ServedOptions(doc, rerank)), 0);
 }
 
 RougeScores ScoreSummary(const EvalDoc& doc, const std::string& summary) {

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "model/document.h"
+#include "model/select.h"
 #include "train/corpus.h"
 #include "train/rouge.h"
 
@@ -34,8 +35,12 @@ std::vector<EvalDoc> PrepareCorpus(const std::vector<CorpusRecord>& records,
 // The summary the service returns for `doc` from per-unit scores when asked for max_words =
 // the reference's word count (SelectSummary, the one policy the server applies: headings only
 // when nothing else, trigram blocking, whole units that fit), its units joined by newlines,
-// not cut. Scores a model and TextRank exactly as served.
-std::string SummaryFromScores(const EvalDoc& doc, const std::vector<float>& scores);
+// not cut. Scores a model and TextRank exactly as served. `rerank`: the model's
+// scoring.rerank (top_k 0, the default, for TextRank and for models without it).
+std::string SummaryFromScores(const EvalDoc& doc, const std::vector<float>& scores,
+                              const RerankConfig& rerank);
+// The options SummaryFromScores selects with.
+SelectOptions ServedOptions(const EvalDoc& doc, const RerankConfig& rerank);
 // The given units joined and cut to the reference's word count: the classic protocol for the
 // lead and oracle reference points.
 std::string SummaryFromUnits(const EvalDoc& doc, const std::vector<int32_t>& chosen);

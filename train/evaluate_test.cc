@@ -40,7 +40,7 @@ TEST(Evaluate, FixedTinySetKnownValues) {
 
   // Lead: document 0 matches exactly (F1 1), document 1 not at all (F1 0): mean 50.
   RougeMean lead;
-  for (const auto& d : docs) lead.Add(ScoreSummary(d, SummaryFromScores(d, LeadScores(d))));
+  for (const auto& d : docs) lead.Add(ScoreSummary(d, SummaryFromScores(d, LeadScores(d), {})));
   const RougeMean m = lead.Mean();
   EXPECT_DOUBLE_EQ(m.r1, 50.0);
   EXPECT_DOUBLE_EQ(m.r2, 50.0);
@@ -49,7 +49,7 @@ TEST(Evaluate, FixedTinySetKnownValues) {
   EXPECT_EQ(m.n, 2);
 
   // Scores that prefer the second unit, cut to the reference length (4 words).
-  EXPECT_EQ(SummaryFromScores(docs[0], {0.1f, 0.9f, 0.5f}), "Epsilon zeta eta theta.");
+  EXPECT_EQ(SummaryFromScores(docs[0], {0.1f, 0.9f, 0.5f}, {}), "Epsilon zeta eta theta.");
   // Oracle: 100 on both.
   RougeMean oracle;
   for (const auto& d : docs) oracle.Add(ScoreSummary(d, SummaryFromUnits(d, d.oracle)));

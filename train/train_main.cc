@@ -218,7 +218,7 @@ RougeMean Validate(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int32
     const int64_t k = ClipDistanceFor(ck.config, d.prepared.num_tokens());
     auto scores = ScoreDocuments(ck, {&d.prepared}, k, pad);
     if (!scores.ok()) continue;
-    m.Add(ScoreSummary(d, SummaryFromScores(d, (*scores)[0].scores)));
+    m.Add(ScoreSummary(d, SummaryFromScores(d, (*scores)[0].scores, ck.config.scoring.rerank)));
   }
   return m.Mean();
 }
