@@ -709,6 +709,9 @@ int Run() {
       }
     }
     rerank.weights = FitRerank(docs, run, rerank, mask, &out);
+    if (out["rerank_fit"]["documents"].get<int64_t>() == 0) {
+      return Fail("--fit_rerank: no document has reranking candidates (an empty corpus?)");
+    }
     ModelConfig config = ck->config;
     config.scoring.rerank = rerank;
     if (!absl::GetFlag(FLAGS_rerank_version).empty()) {
