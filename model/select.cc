@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <map>
 #include <numeric>
 #include <set>
@@ -16,11 +15,20 @@ namespace {
 
 using Trigram = std::tuple<std::string, std::string, std::string>;
 
-std::set<Trigram> Trigrams(std::string_view text) {
-  const auto t = AsciiWords(text);
+std::set<Trigram> WordTrigrams(const std::vector<std::string>& t) {
   std::set<Trigram> out;
   for (size_t i = 0; i + 3 <= t.size(); ++i) out.emplace(t[i], t[i + 1], t[i + 2]);
   return out;
+}
+
+std::set<Trigram> Trigrams(std::string_view text) { return WordTrigrams(AsciiWords(text)); }
+
+// Whether `a` and `seen` share a trigram.
+bool SharesTrigram(const std::set<Trigram>& a, const std::set<Trigram>& seen) {
+  for (const auto& t : a) {
+    if (seen.count(t)) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -47,14 +55,7 @@ std::vector<int32_t> SelectByScore(const std::vector<float>& scores,
     std::set<Trigram> tri;
     if (o.trigram_blocking) {
       tri = Trigrams(texts[i]);
-      bool blocked = false;
-      for (const auto& t : tri) {
-        if (seen.count(t)) {
-          blocked = true;
-          break;
-        }
-      }
-      if (blocked) continue;
+      if (SharesTrigram(tri, seen)) continue;
     }
     // A word budget takes a unit only if it fits, scanning on for ones that do.
     if (by_words && !chosen.empty() && used + words[i] > limit) continue;
@@ -145,13 +146,13 @@ std::vector<int32_t> GreedySelection(const SelectionInputs& in,
   return chosen;
 }
 
-// A unit's words for the candidate features: its AsciiWords, content-word counts and 64-bit
-// hashes of its word trigrams (sorted, for overlap tests).
+// A unit's words for the candidate features: its AsciiWords, content-word counts and word
+// trigrams (trigram blocking's, the same as SelectByScore's).
 struct UnitWords {
   size_t words = 0;
   std::vector<std::string> distinct;  // sorted
   std::map<std::string, int64_t> content;
-  std::vector<uint64_t> trigrams;  // sorted, unique
+  std::set<Trigram> trigrams;
 };
 
 UnitWords MakeUnitWords(std::string_view text) {
@@ -161,24 +162,11 @@ UnitWords MakeUnitWords(std::string_view text) {
   for (const std::string& x : w) {
     if (x.size() >= 4) ++u.content[x];
   }
-  const std::hash<std::string> h;
-  for (size_t i = 0; i + 3 <= w.size(); ++i) {
-    const uint64_t a = h(w[i]), b = h(w[i + 1]), c = h(w[i + 2]);
-    u.trigrams.push_back(a ^ (b * 0x9E3779B97F4A7C15ULL) ^ (c * 0xC2B2AE3D27D4EB4FULL) ^ (c >> 17));
-  }
-  std::sort(u.trigrams.begin(), u.trigrams.end());
-  u.trigrams.erase(std::unique(u.trigrams.begin(), u.trigrams.end()), u.trigrams.end());
+  u.trigrams = WordTrigrams(w);
   std::sort(w.begin(), w.end());
   w.erase(std::unique(w.begin(), w.end()), w.end());
   u.distinct = std::move(w);
   return u;
-}
-
-bool SharesTrigram(const std::vector<uint64_t>& a, const std::set<uint64_t>& seen) {
-  for (uint64_t t : a) {
-    if (seen.count(t)) return true;
-  }
-  return false;
 }
 
 }  // namespace
@@ -224,7 +212,7 @@ std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
       int64_t used = 0;
       for (size_t p : pick) used += in.words[order[p]];
       bool ok = m == 1 || static_cast<double>(used) <= limit;
-      std::set<uint64_t> tri;
+      std::set<Trigram> tri;
       if (ok && o.trigram_blocking) {
         for (size_t p : pick) {
           const auto& t = units[order[p]].trigrams;
