@@ -67,6 +67,11 @@ std::vector<int32_t> SelectByScore(const std::vector<float>& scores,
   return chosen;
 }
 
+bool IsFragment(std::string_view text, int64_t words) {
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return words <= kFragmentWords || (!text.empty() && text.back() == ':' && words <= kIntroWords);
+}
+
 std::vector<float> ZScores(const std::vector<float>& x) {
   const size_t n = x.size();
   std::vector<float> z(n, 0.f);
@@ -103,7 +108,8 @@ std::vector<float> ServedScores(const PreparedDocument& doc, const std::vector<f
 namespace {
 
 // What SelectSummary and SummaryCandidates share: words per kept unit, the ranking scores
-// (headings at -1 when the input has content) and the options with a ratio budget in words.
+// (headings and fragments at -1 when the input has content) and the options with a ratio budget
+// in words.
 struct SelectionInputs {
   std::vector<int32_t> words;
   std::vector<float> ranked;
@@ -111,15 +117,17 @@ struct SelectionInputs {
   SelectOptions options;
 };
 
-SelectionInputs MakeInputs(const PreparedDocument& doc, const std::vector<float>& scores,
-                           SelectOptions o) {
+SelectionInputs MakeInputs(const PreparedDocument& doc, const std::vector<std::string_view>& texts,
+                           const std::vector<float>& scores, SelectOptions o) {
   SelectionInputs in;
   const size_t n = doc.kept.size();
   in.words.resize(n);
+  std::vector<bool> content(n);
   for (size_t i = 0; i < n; ++i) {
     const Unit& u = doc.units[doc.kept[i]];
     in.words[i] = u.words;
-    in.any_content |= u.kind != UnitKind::kHeading;
+    content[i] = u.kind != UnitKind::kHeading && !IsFragment(texts[i], u.words);
+    in.any_content = in.any_content || content[i];
   }
   if (o.budget.kind == Budget::Kind::kRatio) {
     o.budget = {Budget::Kind::kWords,
@@ -128,7 +136,7 @@ SelectionInputs MakeInputs(const PreparedDocument& doc, const std::vector<float>
   in.ranked = scores;
   if (in.any_content) {
     for (size_t i = 0; i < n; ++i) {
-      if (doc.units[doc.kept[i]].kind == UnitKind::kHeading) in.ranked[i] = -1.f;
+      if (!content[i]) in.ranked[i] = -1.f;
     }
   }
   in.options = o;
@@ -175,7 +183,7 @@ std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
                                          const std::vector<std::string_view>& texts,
                                          const std::vector<float>& scores,
                                          const SelectOptions& options) {
-  const SelectionInputs in = MakeInputs(doc, scores, options);
+  const SelectionInputs in = MakeInputs(doc, texts, scores, options);
   const SelectOptions& o = in.options;
   const int32_t n = static_cast<int32_t>(doc.kept.size());
   if (o.rerank.top_k <= 0 || o.budget.kind != Budget::Kind::kWords || n == 0) return {};
@@ -341,7 +349,7 @@ std::vector<int32_t> SelectSummary(const PreparedDocument& doc,
       return std::move(candidates[ChooseCandidate(candidates, o.rerank.weights)].units);
     }
   }
-  return GreedySelection(MakeInputs(doc, scores, o), texts);
+  return GreedySelection(MakeInputs(doc, texts, scores, o), texts);
 }
 
 std::string JoinAndCut(const std::vector<std::string_view>& texts,

@@ -34,6 +34,14 @@ std::vector<int32_t> SelectByScore(const std::vector<float>& scores,
                                    const std::vector<std::string_view>& texts,
                                    const std::vector<int32_t>& words, const SelectOptions& options);
 
+// A fragment carries no statement of its own: a unit of at most kFragmentWords words ("The
+// details.", a split after "regex!"), or an introduction to what follows it, ending with ':' in
+// at most kIntroWords words ("For example:", "The bytecode breakdown:"). Alone in a summary it
+// reads as a defect, so SelectSummary treats it like a heading (docs/design.md, section 2).
+inline constexpr int64_t kFragmentWords = 3;
+inline constexpr int64_t kIntroWords = 8;
+bool IsFragment(std::string_view text, int64_t words);
+
 // (x - mean) / standard deviation of each value (all zeros when the values are all alike).
 std::vector<float> ZScores(const std::vector<float>& x);
 
@@ -47,11 +55,11 @@ std::vector<float> ServedScores(const PreparedDocument& doc, const std::vector<f
 
 // The summary policy: what the service returns and what evaluation scores, so the model card's
 // numbers are the served summaries' (docs/design.md, "Selection"). A ratio budget becomes words
-// of the whole input (truncated units included); headings are structure, not content, and are
-// chosen only when the input has nothing else; then SelectByScore, or, when options.rerank is on
-// and the budget is in words, the best of SummaryCandidates by ChooseCandidate. `scores` and
-// `texts` have one entry per kept unit of `doc`. Returns indices into doc.kept, ascending.
-// Thread-safe.
+// of the whole input (truncated units included); headings (structure, not content) and
+// fragments (IsFragment) are chosen only when the input has nothing else; then SelectByScore,
+// or, when options.rerank is on and the budget is in words, the best of SummaryCandidates by
+// ChooseCandidate. `scores` and `texts` have one entry per kept unit of `doc`. Returns indices
+// into doc.kept, ascending. Thread-safe.
 std::vector<int32_t> SelectSummary(const PreparedDocument& doc,
                                    const std::vector<std::string_view>& texts,
                                    const std::vector<float>& scores, const SelectOptions& options);

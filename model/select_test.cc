@@ -100,6 +100,50 @@ TEST(SelectSummary, HeadingsAreChosenOnlyWhenThereIsNothingElse) {
   EXPECT_EQ(SelectSummary(only.prepared, only.texts, {0.1f, 0.9f}, o), (std::vector<int32_t>{1}));
 }
 
+TEST(IsFragment, ShortUnitsAndShortIntroductions) {
+  EXPECT_TRUE(IsFragment("The regex!", 2));
+  EXPECT_TRUE(IsFragment("Transaction data here.", 3));
+  EXPECT_FALSE(IsFragment("The cache misses often.", 4));
+  EXPECT_TRUE(IsFragment("For example:", 2));
+  EXPECT_TRUE(IsFragment("The types of error considered are:  ", 6));
+  EXPECT_TRUE(IsFragment("The architecture of clients, connections, channels and packets:", 8));
+  // A longer introduction says something itself; a colon inside a unit is no introduction.
+  EXPECT_FALSE(IsFragment("This proposal adds the following four variables to the gateway:", 10));
+  EXPECT_FALSE(IsFragment("Keys: the index is sharded by tenant.", 7));
+}
+
+// Fragments rank below every other content unit, however high they score, and are chosen only
+// when the input has nothing else (like headings); a sentence budget follows the same rule.
+TEST(SelectSummary, FragmentsAreChosenOnlyWhenThereIsNothingElse) {
+  const Doc d = PrepareText(
+      "The cache misses on every cold start of the service.\nFor example:\n"
+      "We keep a warm pool of workers that share one index.\nThe details.\n"
+      "Each worker reloads the index in the background.\n");
+  ASSERT_EQ(d.texts.size(), 5U);
+  ASSERT_EQ(d.texts[1], "For example:");
+  SelectOptions o;
+  o.budget = {Budget::Kind::kWords, 25};
+  const std::vector<float> scores = {0.5f, 0.9f, 0.4f, 0.8f, 0.1f};
+  // 10 + 11 words; "For example:" and "The details." would still fit, yet they stay out.
+  EXPECT_EQ(SelectSummary(d.prepared, d.texts, scores, o), (std::vector<int32_t>{0, 2}));
+  o.budget = {Budget::Kind::kSentences, 3};
+  EXPECT_EQ(SelectSummary(d.prepared, d.texts, scores, o), (std::vector<int32_t>{0, 2, 4}));
+  o.rerank.top_k = 3;  // the candidates skip them too
+  o.rerank.max_units = 2;
+  o.rerank.weights.assign(kNumRerankFeatures, 0.0);
+  o.budget = {Budget::Kind::kWords, 25};
+  for (const Candidate& c : SummaryCandidates(d.prepared, d.texts, scores, o)) {
+    EXPECT_EQ(std::count(c.units.begin(), c.units.end(), 1), 0) << "fragment in a candidate";
+    EXPECT_EQ(std::count(c.units.begin(), c.units.end(), 3), 0) << "fragment in a candidate";
+  }
+  const Doc only = PrepareText("# Notes\nFor example:\nSee below.\n");
+  ASSERT_EQ(only.texts.size(), 3U);
+  o = {};
+  o.budget = {Budget::Kind::kWords, 100};
+  EXPECT_EQ(SelectSummary(only.prepared, only.texts, {0.9f, 0.1f, 0.5f}, o),
+            (std::vector<int32_t>{0, 1, 2}));
+}
+
 TEST(SelectSummary, ARatioCountsTheWholeInputTruncatedUnitsIncluded) {
   std::string text;
   for (int i = 0; i < 10; ++i) text += "Sentence number " + std::to_string(i) + " has six words.\n";

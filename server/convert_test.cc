@@ -107,7 +107,7 @@ TEST(PlanRequest, CarriesTheInputAndFlags) {
 
 TEST(FillSummary, SentencesPointAtTheirTextInTheDocument) {
   const v1::SummarizeRequest request = Parse(
-      R"(document: "# Goal\nCaches miss on cold starts. We keep a warm pool.\nLogs rotate daily."
+      R"(document: "# Goal\nCaches miss at start. We keep a warm pool.\nLogs rotate every day."
          max_sentences: 2 return_all_scores: true)");
   auto plan = PlanRequest(request, Config());
   ASSERT_TRUE(plan.ok()) << plan.status();
@@ -125,7 +125,7 @@ TEST(FillSummary, SentencesPointAtTheirTextInTheDocument) {
     EXPECT_EQ(request.document().substr(s.begin(), s.end() - s.begin()), s.text());
   }
   EXPECT_FLOAT_EQ(out.sentences(0).score(), 0.7f);
-  EXPECT_EQ(out.summary(), "We keep a warm pool.\nLogs rotate daily.");
+  EXPECT_EQ(out.summary(), "We keep a warm pool.\nLogs rotate every day.");
   EXPECT_EQ(out.clip_distance(), 8U);
   EXPECT_EQ(out.attention_mode(), v1::ATTENTION_MODE_LOCAL);
   EXPECT_EQ(out.input_sentences(), 4U);

@@ -336,7 +336,7 @@ void PrintSelectionStudy(const std::vector<EvalDoc>& docs, const ModelRun& run,
                          nlohmann::json* out) {
   std::printf(
       "\n### Selection variants (served scores)\n\n| variant | ROUGE-1 | ROUGE-2 | ROUGE-Lsum | "
-      "words / budget |\n| --- | --- | --- | --- | --- |\n");
+      "words / budget | fragments (summaries with one) |\n| --- | --- | --- | --- | --- | --- |\n");
   struct Variant {
     std::string name;
     double len_power = 0;     // rank by score / words^len_power
@@ -345,29 +345,33 @@ void PrintSelectionStudy(const std::vector<EvalDoc>& docs, const ModelRun& run,
     bool stop = false;        // stop at the first unit that does not fit
     bool no_trigram = false;  // no trigram blocking
     double mmr = 0;           // rank by score - mmr * (largest overlap with a chosen unit)
+    bool fragments = false;   // choose fragments too (the served policy before IsFragment)
   };
-  std::vector<Variant> variants = {{"served"},
-                                   {"cut last unit to the budget", 0, 0, true},
-                                   {"stop at first misfit", 0, 0, false, true},
-                                   {"score / words^0.1", 0.1},
-                                   {"score / words^0.2", 0.2},
-                                   {"score / words^0.15", 0.15},
-                                   {"score / words^0.25", 0.25},
-                                   {"score / words^0.3", 0.3},
-                                   {"score / words^0.4", 0.4},
-                                   {"score * words^0.1", -0.1},
-                                   {"skip units < 4 words", 0, 4},
-                                   {"skip units < 6 words", 0, 6},
-                                   {"skip units < 8 words", 0, 8},
-                                   {"no trigram blocking", 0, 0, false, false, true},
-                                   {"MMR 0.05", 0, 0, false, false, false, 0.05},
-                                   {"MMR 0.1", 0, 0, false, false, false, 0.1},
-                                   {"MMR 0.2", 0, 0, false, false, false, 0.2},
-                                   {"MMR 0.3", 0, 0, false, false, false, 0.3},
-                                   {"MMR 0.2, no trigram blocking", 0, 0, false, false, true, 0.2}};
+  std::vector<Variant> variants = {
+      {"served"},
+      {"cut last unit to the budget", 0, 0, true},
+      {"stop at first misfit", 0, 0, false, true},
+      {"score / words^0.1", 0.1},
+      {"score / words^0.2", 0.2},
+      {"score / words^0.15", 0.15},
+      {"score / words^0.25", 0.25},
+      {"score / words^0.3", 0.3},
+      {"score / words^0.4", 0.4},
+      {"score * words^0.1", -0.1},
+      {"skip units < 4 words", 0, 4},
+      {"skip units < 6 words", 0, 6},
+      {"skip units < 8 words", 0, 8},
+      {"no trigram blocking", 0, 0, false, false, true},
+      {"MMR 0.05", 0, 0, false, false, false, 0.05},
+      {"MMR 0.1", 0, 0, false, false, false, 0.1},
+      {"MMR 0.2", 0, 0, false, false, false, 0.2},
+      {"MMR 0.3", 0, 0, false, false, false, 0.3},
+      {"MMR 0.2, no trigram blocking", 0, 0, false, false, true, 0.2},
+      {"fragments allowed (served before model::IsFragment)", 0, 0, false, false, false, 0, true}};
   for (const Variant& v : variants) {
     RougeMean m;
     double fill = 0;
+    int64_t fragments = 0, with_fragment = 0;
     for (size_t i = 0; i < docs.size(); ++i) {
       const EvalDoc& d = docs[i];
       std::vector<float> s = run.scores[i];
@@ -376,9 +380,10 @@ void PrintSelectionStudy(const std::vector<EvalDoc>& docs, const ModelRun& run,
         if (v.min_words > 0 && d.words[u] < v.min_words) s[u] *= 1e-3f;
       }
       std::string summary;
-      if (v.cut || v.stop || v.no_trigram || v.mmr > 0) {
+      if (v.cut || v.stop || v.no_trigram || v.mmr > 0 || v.fragments) {
         // Greedy: the best remaining unit by score - mmr * overlap, where overlap is the largest
         // share of its distinct words found in one chosen unit; with mmr = 0 this is score order.
+        // Headings and fragments (model::IsFragment) are skipped, as the served policy does.
         const size_t n = s.size();
         std::vector<std::vector<std::string>> w(n);
         std::vector<std::set<std::string>> bag(n);
@@ -394,7 +399,8 @@ void PrintSelectionStudy(const std::vector<EvalDoc>& docs, const ModelRun& run,
         while (used < d.reference_words) {
           int32_t u = -1;
           for (size_t c = 0; c < n; ++c) {
-            if (done[c] || d.prepared.units[d.prepared.kept[c]].kind == UnitKind::kHeading) {
+            if (done[c] || d.prepared.units[d.prepared.kept[c]].kind == UnitKind::kHeading ||
+                (!v.fragments && IsFragment(d.texts[c], d.words[c]))) {
               continue;
             }
             if (u < 0 || s[c] - (v.mmr * overlap[c]) > s[u] - (v.mmr * overlap[u])) {
@@ -432,13 +438,24 @@ void PrintSelectionStudy(const std::vector<EvalDoc>& docs, const ModelRun& run,
       }
       fill += static_cast<double>(CountWords(summary)) /
               static_cast<double>(std::max<int64_t>(1, d.reference_words));
+      int64_t here = 0;
+      for (absl::string_view piece : absl::StrSplit(summary, '\n')) {
+        const std::string_view line(piece.data(), piece.size());
+        here += IsFragment(line, CountWords(line)) ? 1 : 0;
+      }
+      fragments += here;
+      with_fragment += here > 0 ? 1 : 0;
       m.Add(ScoreSummary(d, summary));
     }
     m = m.Mean();
     fill /= static_cast<double>(std::max<size_t>(1, docs.size()));
-    std::printf("| %s | %.2f | %.2f | %.2f | %.3f |\n", v.name.c_str(), m.r1, m.r2, m.rlsum, fill);
+    std::printf("| %s | %.2f | %.2f | %.2f | %.3f | %lld (%lld) |\n", v.name.c_str(), m.r1, m.r2,
+                m.rlsum, fill, static_cast<long long>(fragments),
+                static_cast<long long>(with_fragment));
     (*out)["selection_study"][v.name] = ToJson(m);
     (*out)["selection_study"][v.name]["fill"] = fill;
+    (*out)["selection_study"][v.name]["fragments"] = fragments;
+    (*out)["selection_study"][v.name]["summaries_with_fragments"] = with_fragment;
   }
 }
 
