@@ -57,12 +57,13 @@ std::unique_ptr<icu::BreakIterator> MakeSentenceIterator() {
 }
 
 // True if `segment` ends with an abbreviation that ICU's suppression list misses ("Dr.",
-// "Prof.", "approx."), or with a single-letter initial ("J."), so no sentence ends there.
+// "Prof.", "approx.", "eg."), or with a single-letter initial ("J."), so no sentence ends there.
 bool EndsWithAbbreviation(std::string_view segment) {
   static const std::set<std::string_view> kAbbreviations = {
-      "Dr.", "Prof.",   "Sr.",  "Jr.",   "St.", "Mt.",   "Gen.", "Gov.", "Rep.", "Sen.", "vs.",
-      "cf.", "approx.", "Fig.", "Figs.", "Eq.", "Sec.",  "Ch.",  "No.",  "Nos.", "Vol.", "pp.",
-      "p.",  "al.",     "Inc.", "Ltd.",  "Co.", "Corp.", "e.g.", "i.e.", "resp."};
+      "Dr.", "Prof.", "Sr.",  "Jr.",   "St.",  "Mt.",     "Gen.",   "Gov.", "Rep.", "Sen.",
+      "vs.", "cf.",   "Fig.", "Figs.", "Eq.",  "Sec.",    "Ch.",    "No.",  "Nos.", "Vol.",
+      "pp.", "p.",    "al.",  "Inc.",  "Ltd.", "Co.",     "Corp.",  "e.g.", "i.e.", "resp.",
+      "eg.", "ie.",   "ex.",  "Ex.",   "viz.", "approx.", "abbrev."};
   const size_t space = segment.find_last_of(" \t(");
   const std::string_view last =
       space == std::string_view::npos ? segment : segment.substr(space + 1);
@@ -72,7 +73,36 @@ bool EndsWithAbbreviation(std::string_view segment) {
   return kAbbreviations.count(last) > 0;
 }
 
-// Splits [b, e) of `text` into ICU sentences, appending trimmed non-empty units.
+// True if `segment` is only a list or section marker: "2.", "1.2.", "a.", "iv." (digits and
+// dots, one letter, or a roman numeral, then '.'). "2. Block storm fix" is one unit, not "2."
+// and a sentence.
+bool IsMarkerOnly(std::string_view segment) {
+  if (segment.size() < 2 || segment.size() > 6 || segment.back() != '.') return false;
+  const std::string_view body = segment.substr(0, segment.size() - 1);
+  if (body.find_first_not_of("0123456789.") == std::string_view::npos &&
+      body.find_first_of("0123456789") != std::string_view::npos) {
+    return true;
+  }
+  if (body.size() == 1 && std::isalpha(static_cast<unsigned char>(body[0]))) return true;
+  return body.find_first_not_of("ivx") == std::string_view::npos ||
+         body.find_first_not_of("IVX") == std::string_view::npos;
+}
+
+// '(' minus ')' in `s`.
+int ParenDepth(std::string_view s) {
+  int depth = 0;
+  for (char c : s) depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+  return depth;
+}
+
+// Splits [b, e) of `text` into ICU sentences, appending trimmed non-empty units. ICU ends a
+// sentence at every '!' and '?', and at '.' before a capital; a technical text breaks that
+// rule often, so a boundary is dropped (docs/design.md section 2, units) when
+//   - the terminator has no space after it ("x != 0", "#!python", "v1?page=2", "foo.Bar");
+//   - '!' or '?' is followed by a lowercase word ("The regex! compiler plugin") or by
+//     anything else no sentence starts with ("'#! /usr/bin/python'", "foo()? }");
+//   - the sentence so far ends with an abbreviation ("Dr.", "eg.") or is only a marker ("2.");
+//   - a parenthesis is open and one of the next 4 segments closes it ("(eg. IP, onion)").
 void SplitSentences(std::string_view text, uint64_t b, uint64_t e, UnitKind kind,
                     std::vector<Unit>* out) {
   thread_local std::unique_ptr<icu::BreakIterator> it = MakeSentenceIterator();
@@ -84,17 +114,49 @@ void SplitSentences(std::string_view text, uint64_t b, uint64_t e, UnitKind kind
     return;
   }
   it->setText(ut, status);
-  int32_t start = it->first();
+  std::vector<uint64_t> ends;  // ICU's boundaries, absolute; the last is e
   for (int32_t end = it->next(); end != icu::BreakIterator::DONE; end = it->next()) {
-    uint64_t ub = b + static_cast<uint64_t>(start), ue = b + static_cast<uint64_t>(end);
-    Trim(text, &ub, &ue);
-    if (ue < e && EndsWithAbbreviation(text.substr(ub, ue - ub))) continue;  // no break here
-    if (ub < ue) out->push_back(Unit{ub, ue, kind});
-    start = end;
+    ends.push_back(b + static_cast<uint64_t>(end));
   }
   // Detach the iterator from the UText before closing it.
   it->setText(icu::UnicodeString());
   utext_close(ut);
+  if (ends.empty() || ends.back() != e) ends.push_back(e);
+
+  constexpr size_t kParenLookahead = 4;
+  uint64_t start = b;
+  for (size_t i = 0; i < ends.size(); ++i) {
+    const uint64_t end = ends[i];
+    uint64_t ub = start, ue = end;
+    Trim(text, &ub, &ue);
+    if (end < e && ub < ue) {
+      const std::string_view sentence = text.substr(ub, ue - ub);
+      size_t t = sentence.size();  // the terminator, before closing quotes and brackets
+      while (t > 1 && std::strchr(")]\"'", sentence[t - 1]) != nullptr) --t;
+      const char term = sentence[t - 1];
+      const bool ascii_term = term == '.' || term == '!' || term == '?';
+      const bool no_space = ue == end;  // nothing trimmed: the next segment starts right here
+      uint64_t next = end;
+      while (next < e && IsSpace(text[next])) ++next;
+      // A sentence starts with a capital, a digit, a quote, a bracket, '`' or a non-ASCII
+      // character; '!' and '?' before anything else are code, paths or punctuation.
+      const unsigned char c = next < e ? static_cast<unsigned char>(text[next]) : 'A';
+      const bool weak_next = c < 0x80 && std::isupper(c) == 0 && std::isdigit(c) == 0 &&
+                             std::strchr("\"'([`", c) == nullptr;
+      bool keep_going = (ascii_term && no_space) || ((term == '!' || term == '?') && weak_next) ||
+                        EndsWithAbbreviation(sentence) || IsMarkerOnly(sentence);
+      if (!keep_going && ParenDepth(sentence) > 0) {
+        int depth = ParenDepth(sentence);
+        for (size_t j = i + 1; j < ends.size() && j <= i + kParenLookahead && depth > 0; ++j) {
+          depth += ParenDepth(text.substr(ends[j - 1], ends[j] - ends[j - 1]));
+        }
+        keep_going = depth <= 0;
+      }
+      if (keep_going) continue;  // no break here
+    }
+    if (ub < ue) out->push_back(Unit{ub, ue, kind});
+    start = end;
+  }
 }
 
 absl::Status Invalid(absl::string_view what) { return absl::InvalidArgumentError(what); }

@@ -88,6 +88,37 @@ TEST(SplitUnits, AbbreviationsDoNotSplit) {
           "Version v1.2 ships in May.", "See Fig. 3 and J. Smith's note.", "The end."}));
 }
 
+TEST(SplitUnits, TechnicalTextKeepsItsSentencesWhole) {
+  // ICU breaks after every '!' and '?' and inside parentheses; each line below is one sentence.
+  const std::vector<std::string> sentences = {
+      "The regex! compiler plugin builds the automaton at compile time.",
+      "To facilitate this, lazy_static! can be used for the global.",
+      "Store the value when x != 0 and skip it otherwise.",
+      "Scripts starting with #!python are rewritten at install time.",
+      "A shebang line of '#! /usr/bin/python' works too.",
+      "Note that catch { foo()? } is equivalent to foo().",
+      "The wallet calls web+cardano://browse/v1?uri=<uri> to open a page.",
+      "Actors need no direct addresses (eg. IP, onion) of their peers.",
+      "A bug outside their responsibilities (ex. Valora) is not penalised.",
+      "Core primitives (abbrev. UPLC) appear in validators.",
+      "2. Block storm fix",
+      "iv. Reapplication constraint",
+      "1.2. Design of the cache"};
+  std::string doc;
+  for (const std::string& s : sentences) doc += s + "\n";
+  EXPECT_EQ(Texts(doc, SplitUnits(doc)), sentences);
+  // Real sentence ends still split: '?' or '!' before a capital, a closed parenthesis, and a
+  // parenthesis left open (within 4 segments nothing closes it).
+  const std::string two =
+      "Why not pip? It needs a network. Yes. Sure. Stop! Then wait (see below). Read (this. It is "
+      "long. "
+      "Very long. Really. Done.";
+  EXPECT_EQ(Texts(two, SplitUnits(two)),
+            (std::vector<std::string>{"Why not pip?", "It needs a network.", "Yes.", "Sure.",
+                                      "Stop!", "Then wait (see below).", "Read (this.",
+                                      "It is long.", "Very long.", "Really.", "Done."}));
+}
+
 TEST(SplitUnits, LinesHeadingsListsAndTables) {
   const std::string doc =
       "Motivation\n"
