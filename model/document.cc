@@ -97,7 +97,7 @@ int ParenDepth(std::string_view s) {
 
 // Splits [b, e) of `text` into ICU sentences, appending trimmed non-empty units. ICU ends a
 // sentence at every '!' and '?', and at '.' before a capital; a technical text breaks that
-// rule often, so a boundary is dropped (docs/design.md section 2, units) when
+// rule often, so a boundary is dropped (docs/design.md section 2, step 3) when
 //   - the terminator has no space after it ("x != 0", "#!python", "v1?page=2", "foo.Bar");
 //   - '!' or '?' is followed by a lowercase word ("The regex! compiler plugin") or by
 //     anything else no sentence starts with ("'#! /usr/bin/python'", "foo()? }");

@@ -44,8 +44,9 @@ int64_t FirstInvalidUtf8(std::string_view text);
 // a line break); headings (a leading '#', or a short line without final punctuation), table
 // rows (leading '|') are one unit each; other lines, list items included, are split into
 // sentences by ICU's sentence rules with English abbreviation suppression ("Dr.", "e.g.",
-// "U.S."). Blank lines separate paragraphs. Units are trimmed of surrounding whitespace; empty
-// ones are dropped. Thread-safe.
+// "U.S."), less the breaks that cut technical text ("The regex! compiler", "x != 0", "(eg. IP,
+// onion)": docs/design.md section 2, step 3). Blank lines separate paragraphs. Units are
+// trimmed of surrounding whitespace; empty ones are dropped. Thread-safe.
 std::vector<Unit> SplitUnits(std::string_view document);
 
 // Whether SplitUnits makes this trimmed, non-empty line one heading unit: it starts with '#',
