@@ -9,10 +9,13 @@ capital), marker (the earlier unit is only '2.', 'a.', ...)."""
 import collections
 import gzip
 import json
+import os
 import re
 import sys
 
-DATA = '../shared/data'
+# ../shared/data beside the checkout this file is in
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', '..', 'shared',
+                    'data')
 
 
 def main():
