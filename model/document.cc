@@ -443,6 +443,28 @@ std::vector<std::array<float, 2>> Centrality(const std::vector<std::vector<std::
   return out;
 }
 
+// Each unit's place in its section (the units between two headings; the whole input when it
+// has none): [0] its index among the section's units over their count, [1] 1 for the section's
+// first unit. Headings get 0 and 0.
+std::vector<std::array<float, 2>> SectionPositions(const std::vector<Unit>& units) {
+  std::vector<std::array<float, 2>> out(units.size(), {0.f, 0.f});
+  size_t begin = 0;
+  while (begin < units.size()) {
+    if (units[begin].kind == UnitKind::kHeading) {
+      ++begin;
+      continue;
+    }
+    size_t end = begin;
+    while (end < units.size() && units[end].kind != UnitKind::kHeading) ++end;
+    for (size_t i = begin; i < end; ++i) {
+      out[i] = {static_cast<float>(i - begin) / static_cast<float>(end - begin),
+                i == begin ? 1.f : 0.f};
+    }
+    begin = end;
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<PreparedDocument> Prepare(const DocumentInput& in, const Tokenizer& tokenizer,
@@ -486,6 +508,7 @@ absl::StatusOr<PreparedDocument> Prepare(const DocumentInput& in, const Tokenize
     if ((*keep)[i]) kept_words.push_back(AsciiWords(out.UnitText(in, static_cast<int32_t>(i))));
   }
   const std::vector<std::array<float, 2>> centrality = Centrality(kept_words);
+  const std::vector<std::array<float, 2>> in_section = SectionPositions(out.units);
   for (int64_t i = 0; i < n; ++i) {
     if (!(*keep)[i]) continue;
     const size_t k = out.kept.size();
@@ -501,7 +524,9 @@ absl::StatusOr<PreparedDocument> Prepare(const DocumentInput& in, const Tokenize
                                    TitleOverlap(kept_words[k], title_words),
                                    u.paragraph_start ? 1.f : 0.f,
                                    centrality[k][0],
-                                   centrality[k][1]};
+                                   centrality[k][1],
+                                   in_section[i][0],
+                                   in_section[i][1]};
     out.features.insert(out.features.end(), f, f + kNumFeatures);
   }
   return out;

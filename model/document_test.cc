@@ -315,6 +315,31 @@ TEST_F(PrepareTest, CentralityFeatures) {
   EXPECT_EQ(one->features[kFeatureContentCentrality], 0.f);
 }
 
+// The section features (model_config.h): a unit's index among the units between two headings
+// over their count, and 1 for a section's first unit; headings get 0; no heading, one section.
+TEST_F(PrepareTest, SectionFeatures) {
+  DocumentInput in;
+  in.document =
+      "Motivation\nThe queue grows without bound. Requests time out. Users retry.\n"
+      "Design\nThe scheduler admits by token cost. It sheds load early.";
+  auto p = Prepare(in, *tokenizer_, PrepareOptions());
+  ASSERT_TRUE(p.ok());
+  ASSERT_EQ(p->kept.size(), 7u);
+  const float position[7] = {0.f, 0.f, 1.f / 3, 2.f / 3, 0.f, 0.f, 0.5f};
+  const float start[7] = {0.f, 1.f, 0.f, 0.f, 0.f, 1.f, 0.f};
+  for (size_t u = 0; u < 7; ++u) {
+    EXPECT_FLOAT_EQ(p->features[u * kNumFeatures + kFeatureSectionPosition], position[u]) << u;
+    EXPECT_EQ(p->features[u * kNumFeatures + kFeatureSectionStart], start[u]) << u;
+  }
+  in.document = "No headings at all. Just two sentences.";
+  auto flat = Prepare(in, *tokenizer_, PrepareOptions());
+  ASSERT_TRUE(flat.ok());
+  ASSERT_EQ(flat->kept.size(), 2u);
+  EXPECT_EQ(flat->features[kFeatureSectionStart], 1.f);
+  EXPECT_FLOAT_EQ(flat->features[kNumFeatures + kFeatureSectionPosition], 0.5f);
+  EXPECT_EQ(flat->features[kNumFeatures + kFeatureSectionStart], 0.f);
+}
+
 // Every document of the valid split prepares; units round-trip to the input bytes and never
 // cross a line break. Prints unit statistics next to the corpus README's word statistics.
 TEST_F(PrepareTest, RealCorpusValidSplit) {

@@ -84,6 +84,21 @@ absl::Status ModelConfig::Validate() const {
   RPSUM_RETURN_IF_ERROR(
       Range("architecture.sentence_clip_distance", a.sentence_clip_distance, 1, 4096));
   RPSUM_RETURN_IF_ERROR(Range("architecture.num_features", a.num_features, 0, kNumFeatures));
+  if (!a.feature_columns.empty()) {
+    if (static_cast<int64_t>(a.feature_columns.size()) != a.num_features) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("config.json: architecture.feature_columns lists ", a.feature_columns.size(),
+                       " columns; num_features is ", a.num_features));
+    }
+    std::set<int64_t> seen;
+    for (int64_t col : a.feature_columns) {
+      RPSUM_RETURN_IF_ERROR(Range("architecture.feature_columns[]", col, 0, kNumFeatures - 1));
+      if (!seen.insert(col).second) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("config.json: architecture.feature_columns lists column ", col, " twice"));
+      }
+    }
+  }
   if (!(a.dropout >= 0 && a.dropout < 1)) {
     return absl::InvalidArgumentError("config.json: architecture.dropout outside [0, 1)");
   }
@@ -165,7 +180,7 @@ absl::StatusOr<ModelConfig> ModelConfig::FromJson(std::string_view text) {
           CheckKeys(a, "architecture",
                     {"vocab_size", "hidden_size", "heads", "ffn_size", "token_layers",
                      "sentence_layers", "max_clip_distance", "sentence_clip_distance",
-                     "num_features", "dropout", "head_clip_multipliers"}));
+                     "num_features", "feature_columns", "dropout", "head_clip_multipliers"}));
       Architecture& r = c.architecture;
       Read(a, "vocab_size", &r.vocab_size);
       Read(a, "hidden_size", &r.hidden_size);
@@ -176,6 +191,7 @@ absl::StatusOr<ModelConfig> ModelConfig::FromJson(std::string_view text) {
       Read(a, "max_clip_distance", &r.max_clip_distance);
       Read(a, "sentence_clip_distance", &r.sentence_clip_distance);
       Read(a, "num_features", &r.num_features);
+      Read(a, "feature_columns", &r.feature_columns);
       Read(a, "dropout", &r.dropout);
       Read(a, "head_clip_multipliers", &r.head_clip_multipliers);
     }
@@ -260,6 +276,8 @@ std::string ModelConfig::ToJson() const {
                        {"num_features", a.num_features},
                        {"dropout", a.dropout},
                        {"head_clip_multipliers", a.head_clip_multipliers}};
+  // Written only when set, so the configs of models that read the first columns stay as they were.
+  if (!a.feature_columns.empty()) j["architecture"]["feature_columns"] = a.feature_columns;
   j["clip_policy"] = {{"ratio", clip_policy.ratio}, {"min", clip_policy.min},
                       {"max", clip_policy.max},     {"buckets", clip_policy.buckets},
                       {"fixed", clip_policy.fixed}, {"describe", clip_policy.Describe()}};

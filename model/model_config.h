@@ -16,13 +16,17 @@ namespace rpsum::model {
 // title overlap, paragraph start (model v1 reads these six), then two centrality features
 // over the kept units (docs/design.md, section 2): ROUGE-1 F1 of the unit against the rest of
 // the document, and cosine similarity of its content words with the rest's, each divided by
-// the document's largest. A checkpoint reads the first architecture.num_features columns.
-inline constexpr int kNumFeatures = 8;
+// the document's largest; then the unit's place in its section (the units between two
+// headings): its index there over the section's unit count, and 1 for a section's first unit.
+// A checkpoint reads the first architecture.num_features columns.
+inline constexpr int kNumFeatures = 10;
 inline constexpr int kNumFeaturesV1 = 6;
 // The columns of the title overlap (summary-level reranking) and of the content-word
 // centrality (ScoringConfig).
 inline constexpr int kFeatureTitleOverlap = 4;
 inline constexpr int kFeatureContentCentrality = 7;
+inline constexpr int kFeatureSectionPosition = 8;
+inline constexpr int kFeatureSectionStart = 9;
 
 struct Architecture {
   int64_t vocab_size = 8000;
@@ -35,11 +39,14 @@ struct Architecture {
   int64_t max_clip_distance = 64;
   // Half-width of the sentence-level tables; sentence layers use this k.
   int64_t sentence_clip_distance = 16;
-  // Unit features fed to the sentence layers: the first num_features of kNumFeatures.
+  // Unit features fed to the sentence layers: the first num_features of kNumFeatures, or, when
+  // feature_columns (below) is not empty, those columns (num_features of them, in that order).
   int64_t num_features = kNumFeaturesV1;
   double dropout = 0.1;
   // Layered clipping: head h uses min(k * head_clip_multipliers[h], K). Empty: all heads k.
   std::vector<int64_t> head_clip_multipliers;
+  // The feature columns the sentence layers read (see num_features); empty: the first ones.
+  std::vector<int64_t> feature_columns;
 };
 
 // k(L) = the largest bucket <= clamp(L / ratio, min, max); buckets keep batches on few k.

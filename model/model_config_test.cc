@@ -1,5 +1,10 @@
 #include "model/model_config.h"
 
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace rpsum::model {
@@ -87,9 +92,39 @@ TEST(ModelConfig, RejectsWhatItDoesNotUnderstand) {
   const auto scoring_key =
       code(R"({"format":"rpsum-checkpoint","format_version":1,"scoring":{"mmr":1}})");
   EXPECT_NE(scoring_key.message().find("scoring.mmr"), std::string::npos) << scoring_key;
-  const auto features =
-      code(R"({"format":"rpsum-checkpoint","format_version":1,"architecture":{"num_features":9}})");
+  const auto features = code(
+      R"({"format":"rpsum-checkpoint","format_version":1,"architecture":{"num_features":11}})");
   EXPECT_NE(features.message().find("architecture.num_features"), std::string::npos) << features;
+}
+
+// architecture.feature_columns: which feature columns the network reads, in order. Written only
+// when set (the configs of models reading the first columns stay byte for byte), read back
+// exactly, and refused when it disagrees with num_features, repeats a column or names one that
+// preparation does not make.
+TEST(ModelConfig, FeatureColumns) {
+  ModelConfig c;
+  EXPECT_EQ(c.ToJson().find("feature_columns"), std::string::npos);
+  c.architecture.num_features = 3;
+  c.architecture.feature_columns = {0, 8, kFeatureSectionStart};
+  const auto back = ModelConfig::FromJson(c.ToJson());
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->architecture.feature_columns, (std::vector<int64_t>{0, 8, 9}));
+  const auto status_of = [](const char* columns, int n) {
+    return ModelConfig::FromJson(absl::StrCat(R"({"format":"rpsum-checkpoint","format_version":1,)",
+                                              R"("architecture":{"num_features":)", n,
+                                              R"(,"feature_columns":)", columns, "}}"))
+        .status();
+  };
+  EXPECT_TRUE(status_of("[0,1,9]", 3).ok());
+  for (const auto& [columns, n, says] : std::vector<std::tuple<const char*, int, const char*>>{
+           {"[0,1]", 3, "lists 2 columns; num_features is 3"},
+           {"[0,1,1]", 3, "column 1 twice"},
+           {"[0,1,10]", 3, "architecture.feature_columns[]"},
+           {"[0,-1,2]", 3, "architecture.feature_columns[]"}}) {
+    const absl::Status s = status_of(columns, n);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << columns;
+    EXPECT_NE(s.message().find(says), std::string::npos) << columns << ": " << s;
+  }
 }
 
 // Model v1's config.json has no "scoring" section and six features: it loads as the network's

@@ -44,10 +44,11 @@ ABSL_FLAG(std::string, fusion_study, "",
           "comma-separated weights w: also score the model's z-scores + w x TextRank's z-scores "
           "(per document) through the served selection");
 ABSL_FLAG(std::string, fusion_with, "textrank",
-          "the centrality --fusion_study adds: textrank, or feature column N of the preparation");
+          "what --fusion_study adds: textrank (its centrality), or feature column N of the "
+          "preparation (model/model_config.h)");
 ABSL_FLAG(bool, fusion_logit, false,
-          "--fusion_study adds w x centrality z-scores to the model's logits (scores stay in "
-          "(0, 1)) instead of to the model's z-scores");
+          "--fusion_study adds w x the --fusion_with z-scores to the model's logits (scores "
+          "stay in (0, 1)) instead of to the model's z-scores");
 ABSL_FLAG(std::string, k_study, "",
           "comma-separated fixed token-level clip distances to compare with the model's policy "
           "(0: no relative positions, every distance shares the table's centre row)");
@@ -288,10 +289,10 @@ void PrintSentenceKStudy(const Checkpoint& ck, const std::vector<EvalDoc>& docs,
 void PrintFusionStudy(const std::vector<EvalDoc>& docs, const ModelRun& run, nlohmann::json* out) {
   const std::string with = absl::GetFlag(FLAGS_fusion_with);
   std::printf(
-      "\n### Model %s + w x centrality z-scores (%s)\n\n| w | ROUGE-1 | ROUGE-2 | "
+      "\n### Model %s + w x %s z-scores\n\n| w | ROUGE-1 | ROUGE-2 | "
       "ROUGE-Lsum |\n| --- | --- | --- | --- |\n",
       absl::GetFlag(FLAGS_fusion_logit) ? "logits" : "z-scores",
-      with == "textrank" ? "TextRank" : ("feature column " + with).c_str());
+      with == "textrank" ? "TextRank centrality" : ("feature column " + with).c_str());
   std::vector<std::vector<float>> zm, zt;
   for (size_t i = 0; i < docs.size(); ++i) {
     if (absl::GetFlag(FLAGS_fusion_logit)) {

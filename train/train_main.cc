@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -31,9 +32,12 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "base/files.h"
+#include "base/status_macros.h"
 #include "model/select.h"
 #include "model/summarizer.h"
 #include "model/tokenizer.h"
@@ -83,8 +87,12 @@ ABSL_FLAG(double, ema_decay, 0.0,
           "WeightAverage; 0: off): validation and the saved checkpoint use the average, and each "
           "epoch's line also reports the raw weights");
 ABSL_FLAG(int, features, rpsum::model::kNumFeatures,
-          "unit features the model reads (the first N of model/document.h's kNumFeatures; 6: "
-          "model v1's, without the centrality features)");
+          "unit features the model reads (the first N of model/model_config.h's kNumFeatures; "
+          "6: model v1's, without the centrality and section features)");
+ABSL_FLAG(std::string, feature_columns, "",
+          "comma-separated feature columns the model reads, in order (model/model_config.h "
+          "kNumFeatures; e.g. 0,1,2,3,4,5,8,9: v1's six and the section features); overrides "
+          "--features");
 ABSL_FLAG(double, centrality_weight, 0.0,
           "scoring.centrality_weight of the checkpoint's config (model/model_config.h "
           "ScoringConfig): the served score adds this many standard deviations of content "
@@ -198,6 +206,13 @@ ModelConfig ConfigFromFlags(int vocab) {
   a.max_clip_distance = absl::GetFlag(FLAGS_max_clip);
   a.sentence_clip_distance = absl::GetFlag(FLAGS_sentence_clip);
   a.num_features = absl::GetFlag(FLAGS_features);
+  for (absl::string_view col :
+       absl::StrSplit(absl::GetFlag(FLAGS_feature_columns), ',', absl::SkipEmpty())) {
+    int64_t v = -1;
+    if (!absl::SimpleAtoi(col, &v)) v = -1;  // Validate() names the bad column
+    a.feature_columns.push_back(v);
+  }
+  if (!a.feature_columns.empty()) a.num_features = static_cast<int64_t>(a.feature_columns.size());
   c.scoring.centrality_weight = absl::GetFlag(FLAGS_centrality_weight);
   a.dropout = absl::GetFlag(FLAGS_dropout);
   c.clip_policy.ratio = 8;
@@ -223,6 +238,23 @@ RougeMean Validate(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int32
   return m.Mean();
 }
 
+// WidenFeatureProjection (train/training.h) for --init_from DIR, whose config.json says what
+// its network reads.
+absl::Status WidenFromCheckpoint(const std::string& from_dir, const Architecture& to,
+                                 std::map<std::string, at::Tensor>* weights) {
+  auto text = ReadFile(from_dir + "/config.json");
+  if (!text.ok()) return text.status();
+  auto from = ModelConfig::FromJson(*text);
+  if (!from.ok()) return from.status();
+  const size_t before = FeatureColumns(from->architecture).size();
+  RPSUM_RETURN_IF_ERROR(WidenFeatureProjection(from->architecture, to, weights));
+  if (before < FeatureColumns(to).size()) {
+    std::printf("widened feature_proj from %zu to %zu columns (new ones start at 0)\n", before,
+                FeatureColumns(to).size());
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CopyFile(const std::string& from, const std::string& to) {
   std::error_code ec;
   fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
@@ -241,7 +273,7 @@ struct Data {
 // salience from the text instead of copying them.
 void HideCentrality(PreparedDocument* p) {
   for (size_t u = 0; u < p->kept.size(); ++u) {
-    for (int col = kNumFeaturesV1; col < kNumFeatures; ++col) {
+    for (int col = kNumFeaturesV1; col <= kFeatureContentCentrality; ++col) {
       p->features[u * kNumFeatures + col] = 0;
     }
   }
@@ -758,6 +790,10 @@ int Run() {
     const std::string from = absl::GetFlag(FLAGS_init_from) + "/weights.safetensors";
     auto w = ReadSafetensors(from);
     if (!w.ok()) return Fail("--init_from", w.status());
+    if (auto s = WidenFromCheckpoint(absl::GetFlag(FLAGS_init_from), config.architecture, &*w);
+        !s.ok()) {
+      return Fail("--init_from", s);
+    }
     if (auto s = AssignWeights(model, *w, from); !s.ok()) return Fail("--init_from", s);
     std::printf("initialised from %s\n", from.c_str());
   }

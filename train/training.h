@@ -11,10 +11,17 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <numeric>
 #include <random>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "model/model_config.h"
 
 namespace rpsum::model {
 
@@ -179,6 +186,38 @@ class MaskedTokenHeadImpl : public torch::nn::Module {
   at::Tensor bias;
 };
 TORCH_MODULE(MaskedTokenHead);
+
+// The feature columns a network of this architecture reads, in order (model/model_config.h).
+inline std::vector<int64_t> FeatureColumns(const Architecture& a) {
+  if (!a.feature_columns.empty()) return a.feature_columns;
+  std::vector<int64_t> out(a.num_features);
+  std::iota(out.begin(), out.end(), 0);
+  return out;
+}
+
+// Fine-tuning (--init_from) a network that reads more feature columns than the one it starts
+// from: when `from`'s columns are the first of `to`'s, the feature projection in `weights`
+// becomes `to`'s width with zero weights for the new columns, so the fine-tuning starts from
+// exactly the given network and learns the new features' weights. Leaves `weights` alone when
+// `to` reads no more columns than `from`; InvalidArgument when `from`'s columns are not a prefix.
+inline absl::Status WidenFeatureProjection(const Architecture& from, const Architecture& to,
+                                           std::map<std::string, at::Tensor>* weights) {
+  const std::vector<int64_t> old_cols = FeatureColumns(from);
+  const std::vector<int64_t> new_cols = FeatureColumns(to);
+  if (old_cols.empty() || old_cols.size() >= new_cols.size()) return absl::OkStatus();
+  if (!std::equal(old_cols.begin(), old_cols.end(), new_cols.begin())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the checkpoint reads feature columns ", absl::StrJoin(old_cols, ","),
+                     ", which are not the first of this model's ", absl::StrJoin(new_cols, ",")));
+  }
+  auto it = weights->find("feature_proj.weight");
+  if (it == weights->end()) return absl::OkStatus();  // AssignWeights names what is missing
+  const at::Tensor& w = it->second;
+  at::Tensor wide = at::zeros({w.size(0), static_cast<int64_t>(new_cols.size())}, w.options());
+  wide.narrow(1, 0, w.size(1)).copy_(w);
+  it->second = wide;
+  return absl::OkStatus();
+}
 
 }  // namespace rpsum::model
 

@@ -5,9 +5,12 @@
 #include <torch/optim/adamw.h>
 
 #include <cmath>
+#include <map>
+#include <string>
 
 #include "gtest/gtest.h"
 #include "model/document.h"
+#include "model/torch/checkpoint.h"
 #include "model/torch/encoder.h"
 #include "model/torch/inference.h"
 #include "testing/word_tokenizer.h"
@@ -153,6 +156,57 @@ TEST(Training, TiedRelativeTablesMakeEveryClipDistanceTheSameAsNone) {
     EXPECT_TRUE(at::allclose(m->forward(batch, plan(token_k), plan(unit_k)), none, 1e-5, 1e-6))
         << "token k " << token_k << ", unit k " << unit_k;
   }
+}
+
+// Fine-tuning a network that reads more feature columns (architecture.feature_columns) from
+// one that reads the first six: the widened network scores exactly as the one it started from
+// until its new columns' weights move, reads the columns its config lists (not the first
+// ones), and a checkpoint whose columns are not the first of the new list is refused.
+TEST(Training, WidenedFeatureProjectionStartsFromTheGivenNetwork) {
+  at::manual_seed(6);
+  WordTokenizer tok(100);
+  DocumentInput in;
+  in.document =
+      "Design\nThe queue is split in two. Workers pick the oldest request first.\n"
+      "Metrics\nEvery retry is counted. Tests run on every change.";
+  auto p = Prepare(in, tok, {});
+  ASSERT_TRUE(p.ok());
+  Architecture six{100, 32, 2, 64, 1, 1, 8, 4, kNumFeaturesV1, 0.0, {}};
+  Architecture wide = six;
+  wide.num_features = 8;
+  wide.feature_columns = {0, 1, 2, 3, 4, 5, kFeatureSectionPosition, kFeatureSectionStart};
+  ExtractiveScorer from(six), to(wide);
+  from->eval();
+  to->eval();
+  std::map<std::string, at::Tensor> weights;
+  for (const auto& item : from->named_parameters()) weights[item.key()] = item.value().clone();
+  ASSERT_TRUE(WidenFeatureProjection(six, wide, &weights).ok());
+  ASSERT_EQ(weights.at("feature_proj.weight").size(1), 8);
+  ASSERT_TRUE(AssignWeights(to, weights, "test").ok());
+  at::NoGradGuard no_grad;
+  ModelBatch batch = MakeBatch({&*p}, tok.pad_id(), at::kCPU);
+  const AttentionPlan plan{{4, 4}, false, 0, AttentionImpl::kAuto};
+  const at::Tensor before = from->forward(batch, plan, plan);
+  EXPECT_TRUE(at::equal(to->forward(batch, plan, plan), before));
+  // Its new columns read features 8 and 9: with weights there, feature 9 moves the scores and a
+  // column it does not read (7, content centrality) does not.
+  // (Random weights: a constant one adds a multiple of (1, ..., 1), which LayerNorm removes.)
+  to->feature_proj->weight.narrow(1, 6, 2).copy_(at::randn({32, 2}));
+  const at::Tensor widened = to->forward(batch, plan, plan);
+  ModelBatch other = batch;
+  other.features = batch.features.clone();
+  other.features.select(-1, kFeatureContentCentrality).fill_(5.f);
+  EXPECT_TRUE(at::equal(to->forward(other, plan, plan), widened));
+  other.features.select(-1, kFeatureSectionStart).fill_(5.f);
+  EXPECT_FALSE(at::allclose(to->forward(other, plan, plan), widened));
+  // Not a prefix: refused, the weights untouched.
+  Architecture reordered = wide;
+  reordered.feature_columns = {1, 0, 2, 3, 4, 5, 8, 9};
+  std::map<std::string, at::Tensor> original;
+  for (const auto& item : from->named_parameters()) original[item.key()] = item.value();
+  const absl::Status refused = WidenFeatureProjection(six, reordered, &original);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument) << refused;
+  EXPECT_EQ(original.at("feature_proj.weight").size(1), 6);
 }
 
 TEST(Training, WeightAverageFollowsTheDecayScheduleAndSwapsBack) {

@@ -170,9 +170,17 @@ at::Tensor ExtractiveScorerImpl::ScoreUnits(const at::Tensor& tokens, const Mode
   if (feature_proj) {
     // A checkpoint reads the first num_features columns: models trained before a feature was
     // appended (model/document.h, kNumFeatures) keep loading and scoring as they did.
+    // A checkpoint with architecture.feature_columns reads those columns instead.
     const int64_t f = feature_proj->options.in_features();
-    sv = sv + feature_proj(batch.features.size(-1) == f ? batch.features
-                                                        : batch.features.narrow(-1, 0, f));
+    at::Tensor features;
+    if (!arch_.feature_columns.empty()) {
+      features = batch.features.index_select(
+          -1, torch::tensor(arch_.feature_columns, torch::dtype(torch::kLong))
+                  .to(batch.features.device()));
+    } else {
+      features = batch.features.size(-1) == f ? batch.features : batch.features.narrow(-1, 0, f);
+    }
+    sv = sv + feature_proj(features);
   }
   for (const auto& layer : *sentence_layers) {
     sv = layer->as<EncoderLayer>()->forward(sv, batch.sentence_valid, sentence_plan);
