@@ -50,7 +50,7 @@ void TrainTinyModel(Loss loss_fn) {
     docs.push_back(*std::move(p));
     labels.push_back(l);
   }
-  Architecture a{100, 32, 2, 64, 1, 1, 8, 4, kNumFeatures, 0.0, {}};
+  Architecture a{100, 32, 2, 64, 1, 1, 8, 4, kNumFeatures, 0.0, {}, {}};
   ExtractiveScorer m(a);
   m->train();
   torch::optim::AdamW opt(m->parameters(), torch::optim::AdamWOptions(1e-2));
@@ -140,7 +140,7 @@ TEST(Training, TiedRelativeTablesMakeEveryClipDistanceTheSameAsNone) {
       "every retry.\nThe old cache stays for a release. Tests run on every change.";
   auto p = Prepare(in, tok, {});
   ASSERT_TRUE(p.ok());
-  Architecture a{100, 32, 2, 64, 1, 1, 8, 4, kNumFeatures, 0.0, {}};
+  Architecture a{100, 32, 2, 64, 1, 1, 8, 4, kNumFeatures, 0.0, {}, {}};
   ExtractiveScorer m(a);
   m->eval();
   at::NoGradGuard no_grad;
@@ -171,7 +171,7 @@ TEST(Training, WidenedFeatureProjectionStartsFromTheGivenNetwork) {
       "Metrics\nEvery retry is counted. Tests run on every change.";
   auto p = Prepare(in, tok, {});
   ASSERT_TRUE(p.ok());
-  Architecture six{100, 32, 2, 64, 1, 1, 8, 4, kNumFeaturesV1, 0.0, {}};
+  Architecture six{100, 32, 2, 64, 1, 1, 8, 4, kNumFeaturesV1, 0.0, {}, {}};
   Architecture wide = six;
   wide.num_features = 8;
   wide.feature_columns = {0, 1, 2, 3, 4, 5, kFeatureSectionPosition, kFeatureSectionStart};
@@ -311,7 +311,7 @@ TEST(Training, MaskedTokenHeadLearnsToFillInATinyModelsMasks) {
   ASSERT_TRUE(p.ok());
   const std::vector<const PreparedDocument*> ptrs = {&*p, &*p};
   const ModelBatch batch = MakeBatch(ptrs, tok.pad_id(), at::kCPU);
-  Architecture a{60, 32, 2, 64, 2, 1, 8, 4, kNumFeatures, 0.0, {}};
+  Architecture a{60, 32, 2, 64, 2, 1, 8, 4, kNumFeatures, 0.0, {}, {}};
   ExtractiveScorer m(a);
   MaskedTokenHead head(32, 60);
   std::vector<at::Tensor> params = m->parameters();

@@ -19,7 +19,7 @@ namespace {
 // kernel. Both must give the same scores, for full and block-local plans, on a padded batch.
 TEST(Encoder, InferenceKernelMatchesTrainingKernel) {
   at::manual_seed(9);
-  Architecture a{100, 32, 4, 64, 2, 1, 8, 4, kNumFeatures, 0.1, {}};
+  Architecture a{100, 32, 4, 64, 2, 1, 8, 4, kNumFeatures, 0.1, {}, {}};
   ExtractiveScorer m(a);
   m->eval();
   ModelBatch b;
@@ -49,7 +49,7 @@ TEST(Encoder, InferenceKernelMatchesTrainingKernel) {
 // encoder's half of batch-invariant answers.
 TEST(Encoder, PaddingDoesNotChangeTheScores) {
   at::manual_seed(5);
-  Architecture a{100, 32, 4, 64, 2, 1, 8, 4, kNumFeatures, 0.0, {}};
+  Architecture a{100, 32, 4, 64, 2, 1, 8, 4, kNumFeatures, 0.0, {}, {}};
   ExtractiveScorer m(a);
   m->eval();
   at::NoGradGuard no_grad;
@@ -91,7 +91,7 @@ int64_t GraphNodes(const at::Tensor& t) {
 // Checkpointed token layers give the same loss and the same gradients, dropout included, and
 // keep far fewer saved activations.
 TEST(Encoder, GradientCheckpointingMatchesTheDirectBackward) {
-  Architecture a{100, 32, 2, 64, 2, 1, 8, 4, kNumFeatures, 0.1, {}};
+  Architecture a{100, 32, 2, 64, 2, 1, 8, 4, kNumFeatures, 0.1, {}, {}};
   at::manual_seed(9);
   ExtractiveScorer m(a);
   m->train();
