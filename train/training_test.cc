@@ -20,6 +20,32 @@ namespace {
 
 using testing::WordTokenizer;
 
+// The tiny network of these tests: one token and one unit layer of width 32, 2 heads, token
+// clip distance 8, unit clip distance 4, no dropout.
+Architecture TinyArchitecture(int64_t vocab, int64_t token_layers, int64_t num_features) {
+  Architecture a;
+  a.vocab_size = vocab;
+  a.hidden_size = 32;
+  a.heads = 2;
+  a.ffn_size = 64;
+  a.token_layers = token_layers;
+  a.sentence_layers = 1;
+  a.max_clip_distance = 8;
+  a.sentence_clip_distance = 4;
+  a.num_features = num_features;
+  a.dropout = 0.0;
+  return a;
+}
+
+// Prepares `text` (no title) with the test tokenizer.
+PreparedDocument PrepareText(const std::string& text, const WordTokenizer& tok) {
+  DocumentInput in;
+  in.document = text;
+  auto p = Prepare(in, tok, {});
+  EXPECT_TRUE(p.ok()) << p.status();
+  return p.ok() ? *std::move(p) : PreparedDocument();
+}
+
 // Trains a tiny model for 40 steps on three documents whose units mentioning "proposal" are
 // the summary, with `loss(logits, labels, valid)`; expects the loss to halve and every
 // labelled unit to outscore every unlabelled one of its document.
@@ -50,7 +76,7 @@ void TrainTinyModel(Loss loss_fn) {
     docs.push_back(*std::move(p));
     labels.push_back(l);
   }
-  Architecture a{100, 32, 2, 64, 1, 1, 8, 4, kNumFeatures, 0.0, {}, {}};
+  const Architecture a = TinyArchitecture(100, 1, kNumFeatures);
   ExtractiveScorer m(a);
   m->train();
   torch::optim::AdamW opt(m->parameters(), torch::optim::AdamWOptions(1e-2));
@@ -134,17 +160,16 @@ TEST(Training, ListwiseLossIsTheCrossEntropyOverEachDocumentsUnits) {
 TEST(Training, TiedRelativeTablesMakeEveryClipDistanceTheSameAsNone) {
   at::manual_seed(5);
   WordTokenizer tok(100);
-  DocumentInput in;
-  in.document =
+  const PreparedDocument p = PrepareText(
       "Design\nThe queue is split in two. Workers pick the oldest request first. Metrics count "
-      "every retry.\nThe old cache stays for a release. Tests run on every change.";
-  auto p = Prepare(in, tok, {});
-  ASSERT_TRUE(p.ok());
-  Architecture a{100, 32, 2, 64, 1, 1, 8, 4, kNumFeatures, 0.0, {}, {}};
+      "every retry.\nThe old cache stays for a release. Tests run on every change.",
+      tok);
+  ASSERT_FALSE(p.kept.empty());
+  const Architecture a = TinyArchitecture(100, 1, kNumFeatures);
   ExtractiveScorer m(a);
   m->eval();
   at::NoGradGuard no_grad;
-  const ModelBatch batch = MakeBatch({&*p}, tok.pad_id(), at::kCPU);
+  const ModelBatch batch = MakeBatch({&p}, tok.pad_id(), at::kCPU);
   ASSERT_GT(batch.tokens.size(1), 16);
   const auto plan = [](int64_t k) { return AttentionPlan{{k, k}, false, 0, AttentionImpl::kAuto}; };
   const at::Tensor none = m->forward(batch, plan(0), plan(0));
@@ -165,13 +190,12 @@ TEST(Training, TiedRelativeTablesMakeEveryClipDistanceTheSameAsNone) {
 TEST(Training, WidenedFeatureProjectionStartsFromTheGivenNetwork) {
   at::manual_seed(6);
   WordTokenizer tok(100);
-  DocumentInput in;
-  in.document =
+  const PreparedDocument p = PrepareText(
       "Design\nThe queue is split in two. Workers pick the oldest request first.\n"
-      "Metrics\nEvery retry is counted. Tests run on every change.";
-  auto p = Prepare(in, tok, {});
-  ASSERT_TRUE(p.ok());
-  Architecture six{100, 32, 2, 64, 1, 1, 8, 4, kNumFeaturesV1, 0.0, {}, {}};
+      "Metrics\nEvery retry is counted. Tests run on every change.",
+      tok);
+  ASSERT_FALSE(p.kept.empty());
+  const Architecture six = TinyArchitecture(100, 1, kNumFeaturesV1);
   Architecture wide = six;
   wide.num_features = 8;
   wide.feature_columns = {0, 1, 2, 3, 4, 5, kFeatureSectionPosition, kFeatureSectionStart};
@@ -184,7 +208,7 @@ TEST(Training, WidenedFeatureProjectionStartsFromTheGivenNetwork) {
   ASSERT_EQ(weights.at("feature_proj.weight").size(1), 8);
   ASSERT_TRUE(AssignWeights(to, weights, "test").ok());
   at::NoGradGuard no_grad;
-  ModelBatch batch = MakeBatch({&*p}, tok.pad_id(), at::kCPU);
+  ModelBatch batch = MakeBatch({&p}, tok.pad_id(), at::kCPU);
   const AttentionPlan plan{{4, 4}, false, 0, AttentionImpl::kAuto};
   const at::Tensor before = from->forward(batch, plan, plan);
   EXPECT_TRUE(at::equal(to->forward(batch, plan, plan), before));
@@ -305,13 +329,11 @@ TEST(Training, MaskedTokenHeadLearnsToFillInATinyModelsMasks) {
   // Documents made of one repeated phrase: each masked word is fixed by its neighbours.
   std::string text;
   for (int i = 0; i < 12; ++i) text += "the cache keeps every request of the user. ";
-  DocumentInput in;
-  in.document = text;
-  auto p = Prepare(in, tok, {});
-  ASSERT_TRUE(p.ok());
-  const std::vector<const PreparedDocument*> ptrs = {&*p, &*p};
+  const PreparedDocument p = PrepareText(text, tok);
+  ASSERT_FALSE(p.kept.empty());
+  const std::vector<const PreparedDocument*> ptrs = {&p, &p};
   const ModelBatch batch = MakeBatch(ptrs, tok.pad_id(), at::kCPU);
-  Architecture a{60, 32, 2, 64, 2, 1, 8, 4, kNumFeatures, 0.0, {}, {}};
+  const Architecture a = TinyArchitecture(60, 2, kNumFeatures);
   ExtractiveScorer m(a);
   MaskedTokenHead head(32, 60);
   std::vector<at::Tensor> params = m->parameters();
