@@ -67,7 +67,8 @@ std::string MakeTinyCheckpoint() {
   return dir;
 }
 
-std::string Document(int sentences) {
+// Used by the real-tokenizer tests only, which sanitizer builds leave out.
+[[maybe_unused]] std::string Document(int sentences) {
   std::string d = "Relative attention\n";
   for (int i = 0; i < sentences; ++i) {
     d += "The server batches document number " + std::to_string(i) + " with the queue. ";
