@@ -131,6 +131,9 @@ ExtractiveScorerImpl::ExtractiveScorerImpl(const Architecture& arch) : arch_(arc
   if (arch.num_features > 0) {
     feature_proj = register_module("feature_proj", torch::nn::Linear(arch.num_features, d));
   }
+  if (!arch.feature_columns.empty()) {
+    feature_index_ = torch::tensor(arch.feature_columns, torch::dtype(torch::kLong));
+  }
   sentence_layers = register_module("sentence_layers", torch::nn::ModuleList());
   for (int64_t i = 0; i < arch.sentence_layers; ++i) {
     sentence_layers->push_back(
@@ -174,9 +177,7 @@ at::Tensor ExtractiveScorerImpl::ScoreUnits(const at::Tensor& tokens, const Mode
     const int64_t f = feature_proj->options.in_features();
     at::Tensor features;
     if (!arch_.feature_columns.empty()) {
-      features = batch.features.index_select(
-          -1, torch::tensor(arch_.feature_columns, torch::dtype(torch::kLong))
-                  .to(batch.features.device()));
+      features = batch.features.index_select(-1, feature_index_.to(batch.features.device()));
     } else {
       features = batch.features.size(-1) == f ? batch.features : batch.features.narrow(-1, 0, f);
     }

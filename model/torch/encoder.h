@@ -91,6 +91,7 @@ class ExtractiveScorerImpl : public torch::nn::Module {
 
  private:
   Architecture arch_;
+  at::Tensor feature_index_;  // arch_.feature_columns as a long tensor (undefined when empty)
   bool checkpoint_layers_ = false;
 };
 TORCH_MODULE(ExtractiveScorer);
