@@ -12,11 +12,8 @@ cd "$(dirname "$0")/../../.."  # the checkout
 source scripts/cpu-env
 data=../shared/data
 here=models/experiments/section-features
-model=(--vocab_size 8000 --hidden 192 --heads 4 --ffn 768 --token_layers 3 --sentence_layers 2
-  --max_clip 256 --sentence_clip 16 --clip_policy_max 16 --local_threshold 1024
-  --local_window 256 --max_tokens_per_sentence 48 --dropout 0.1 --lr 5e-4 --warmup 100
-  --batch_tokens 8192 --pos_weight 2 --soft_labels 0.5 --centrality_weight 0.2
-  --seed 1 --threads 2 --checkpoint_every 50)
+source scripts/recipe-flags
+model=("${recipe[@]}")
 pt=runs/rpsum-ext-v2-pt
 [ -f $pt/DONE ] || { echo "missing $pt: run scripts/train-model (its first stage)" >&2; exit 1; }
 out=runs/section-features
