@@ -86,6 +86,9 @@ ABSL_FLAG(double, ema_decay, 0.0,
           "keep an exponential moving average of the weights with this decay (train/training.h "
           "WeightAverage; 0: off): validation and the saved checkpoint use the average, and each "
           "epoch's line also reports the raw weights");
+ABSL_FLAG(bool, keep_epochs, false,
+          "also save each epoch's validated weights as OUT/epoch-N, a checkpoint like best/ "
+          "(for experiments that score every epoch, not only the best)");
 ABSL_FLAG(int, features, rpsum::model::kNumFeatures,
           "unit features the model reads (the first N of model/model_config.h's kNumFeatures; "
           "6: model v1's, without the centrality and section features)");
@@ -603,9 +606,10 @@ double TrainStep(const ModelConfig& config, ExtractiveScorer& model, MaskedToken
   return loss.item<double>();
 }
 
-// End of an epoch: validates, saves best/ when it is the best so far. Returns true when
-// patience has run out. With a weight average, the raw weights are validated and reported
-// first, then the average is what is validated, compared and saved.
+// End of an epoch: validates, saves best/ when it is the best so far (and, with --keep_epochs,
+// every epoch's weights as epoch-N/). Returns true when patience has run out. With a weight
+// average, the raw weights are validated and reported first, then the average is what is
+// validated, compared and saved.
 bool EndEpoch(const ModelConfig& config, ExtractiveScorer& model, const Data& data, int32_t pad,
               int epoch, const std::string& out, const std::string& tok_path, WeightAverage* ema,
               Progress* progress) {
@@ -635,18 +639,15 @@ bool EndEpoch(const ModelConfig& config, ExtractiveScorer& model, const Data& da
   entry.update({{"r1", m.r1}, {"r2", m.r2}, {"rl", m.rl}, {"rlsum", m.rlsum}});
   history.push_back(entry);
   progress->history_json = history.dump();
+  const bool improved = score > progress->best;
   std::printf(
       "epoch %d %svalid ROUGE-1 %.2f ROUGE-2 %.2f ROUGE-L %.2f ROUGE-Lsum %.2f (%.0f s)%s\n",
       epoch + 1, ema != nullptr ? "weight average: " : "", m.r1, m.r2, m.rl, m.rlsum,
-      Seconds(v0, Clock::now()), score > progress->best ? " best" : "");
+      Seconds(v0, Clock::now()), improved ? " best" : "");
   std::fflush(stdout);
-  if (score <= progress->best) {
+  if (!improved && !absl::GetFlag(FLAGS_keep_epochs)) {
     return ++progress->bad_epochs >= absl::GetFlag(FLAGS_patience);
   }
-  progress->best = score;
-  progress->best_epoch = epoch + 1;
-  progress->bad_epochs = 0;
-  const std::string dir = (fs::path(out) / "best").string();
   ModelConfig c = config;
   nlohmann::json training = {{"epoch", epoch + 1},
                              {"step", progress->step},
@@ -669,9 +670,18 @@ bool EndEpoch(const ModelConfig& config, ExtractiveScorer& model, const Data& da
         fs::path(absl::GetFlag(FLAGS_section_file)).filename().string();
   }
   c.training_json = training.dump();
-  auto s = SaveCheckpoint(dir, c, model);
-  if (s.ok()) s = CopyFile(tok_path, (fs::path(dir) / c.tokenizer.file).string());
-  if (!s.ok()) std::fprintf(stderr, "saving best: %s\n", s.ToString().c_str());
+  const auto save_as = [&](const std::string& name) {
+    const std::string dir = (fs::path(out) / name).string();
+    auto s = SaveCheckpoint(dir, c, model);
+    if (s.ok()) s = CopyFile(tok_path, (fs::path(dir) / c.tokenizer.file).string());
+    if (!s.ok()) std::fprintf(stderr, "saving %s: %s\n", name.c_str(), s.ToString().c_str());
+  };
+  if (absl::GetFlag(FLAGS_keep_epochs)) save_as(absl::StrCat("epoch-", epoch + 1));
+  if (!improved) return ++progress->bad_epochs >= absl::GetFlag(FLAGS_patience);
+  progress->best = score;
+  progress->best_epoch = epoch + 1;
+  progress->bad_epochs = 0;
+  save_as("best");
   return false;
 }
 
