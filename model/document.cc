@@ -467,6 +467,21 @@ std::vector<std::array<float, 2>> SectionPositions(const std::vector<Unit>& unit
 
 }  // namespace
 
+std::array<float, 2> BudgetFeatures(double budget_words, int64_t document_words) {
+  const double budget = std::max(1.0, budget_words);
+  const double words = static_cast<double>(std::max<int64_t>(1, document_words));
+  return {static_cast<float>(std::clamp((std::log2(budget) - 4) / 4, 0.0, 2.0)),
+          static_cast<float>(std::clamp((std::log2(budget / words) + 8) / 8, 0.0, 1.0))};
+}
+
+void SetBudgetFeatures(PreparedDocument* doc, double budget_words) {
+  const std::array<float, 2> f = BudgetFeatures(budget_words, doc->total_words);
+  for (size_t row = 0; row + kNumFeatures <= doc->features.size(); row += kNumFeatures) {
+    doc->features[row + kFeatureBudgetWords] = f[0];
+    doc->features[row + kFeatureBudgetShare] = f[1];
+  }
+}
+
 absl::StatusOr<PreparedDocument> Prepare(const DocumentInput& in, const Tokenizer& tokenizer,
                                          const PrepareOptions& opt) {
   if (in.title.size() > 1024) {
@@ -509,6 +524,7 @@ absl::StatusOr<PreparedDocument> Prepare(const DocumentInput& in, const Tokenize
   }
   const std::vector<std::array<float, 2>> centrality = Centrality(kept_words);
   const std::vector<std::array<float, 2>> in_section = SectionPositions(out.units);
+  const std::array<float, 2> budget = BudgetFeatures(kDefaultBudgetWords, out.total_words);
   for (int64_t i = 0; i < n; ++i) {
     if (!(*keep)[i]) continue;
     const size_t k = out.kept.size();
@@ -526,7 +542,9 @@ absl::StatusOr<PreparedDocument> Prepare(const DocumentInput& in, const Tokenize
                                    centrality[k][0],
                                    centrality[k][1],
                                    in_section[i][0],
-                                   in_section[i][1]};
+                                   in_section[i][1],
+                                   budget[0],
+                                   budget[1]};
     out.features.insert(out.features.end(), f, f + kNumFeatures);
   }
   return out;

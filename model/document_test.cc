@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -338,6 +339,52 @@ TEST_F(PrepareTest, SectionFeatures) {
   EXPECT_EQ(flat->features[kFeatureSectionStart], 1.f);
   EXPECT_FLOAT_EQ(flat->features[kNumFeatures + kFeatureSectionPosition], 0.5f);
   EXPECT_EQ(flat->features[kNumFeatures + kFeatureSectionStart], 0.f);
+}
+
+// The budget features (model_config.h): the budget's words on a log scale and its share of the
+// document's words, clamped; every unit of a document carries the same; Prepare assumes the
+// API's default budget until SetBudgetFeatures sets the request's.
+TEST(BudgetFeaturesTest, Values) {
+  EXPECT_FLOAT_EQ(BudgetFeatures(16, 4096)[0], 0.f);
+  EXPECT_FLOAT_EQ(BudgetFeatures(256, 4096)[0], 1.f);
+  EXPECT_FLOAT_EQ(BudgetFeatures(64, 4096)[0], 0.5f);
+  EXPECT_FLOAT_EQ(BudgetFeatures(100000, 4096)[0], 2.f);  // clamped
+  EXPECT_FLOAT_EQ(BudgetFeatures(0, 4096)[0], 0.f);       // under one word: one
+  EXPECT_FLOAT_EQ(BudgetFeatures(16, 4096)[1], 0.f);      // 1/256 of the document
+  EXPECT_FLOAT_EQ(BudgetFeatures(256, 4096)[1], 0.5f);    // 1/16
+  EXPECT_FLOAT_EQ(BudgetFeatures(4096, 4096)[1], 1.f);
+  EXPECT_FLOAT_EQ(BudgetFeatures(9000, 4096)[1], 1.f);  // clamped
+  EXPECT_FLOAT_EQ(BudgetFeatures(1, 0)[1], 1.f);        // an empty document counts one word
+  // Monotone in the budget, and the share falls as the document grows.
+  EXPECT_LT(BudgetFeatures(40, 2000)[0], BudgetFeatures(80, 2000)[0]);
+  EXPECT_LT(BudgetFeatures(40, 2000)[1], BudgetFeatures(80, 2000)[1]);
+  EXPECT_GT(BudgetFeatures(40, 2000)[1], BudgetFeatures(40, 4000)[1]);
+}
+
+TEST_F(PrepareTest, BudgetFeaturesOfEveryUnit) {
+  DocumentInput in;
+  in.document = "Motivation\nThe queue grows without bound. Requests time out. Users retry.";
+  auto p = Prepare(in, *tokenizer_, PrepareOptions());
+  ASSERT_TRUE(p.ok());
+  ASSERT_EQ(p->kept.size(), 4u);
+  ASSERT_EQ(p->total_words, 11);
+  const std::array<float, 2> assumed = BudgetFeatures(kDefaultBudgetWords, 11);
+  const std::array<float, 2> asked = BudgetFeatures(5, 11);
+  ASSERT_NE(assumed, asked);
+  for (size_t u = 0; u < 4; ++u) {
+    EXPECT_EQ(p->features[u * kNumFeatures + kFeatureBudgetWords], assumed[0]) << u;
+    EXPECT_EQ(p->features[u * kNumFeatures + kFeatureBudgetShare], assumed[1]) << u;
+  }
+  const std::vector<float> before = p->features;
+  SetBudgetFeatures(&*p, 5);
+  for (size_t u = 0; u < 4; ++u) {
+    for (int c = 0; c < kNumFeatures; ++c) {
+      const float want = c == kFeatureBudgetWords   ? asked[0]
+                         : c == kFeatureBudgetShare ? asked[1]
+                                                    : before[u * kNumFeatures + c];
+      EXPECT_EQ(p->features[u * kNumFeatures + c], want) << u << " " << c;
+    }
+  }
 }
 
 // Every document of the valid split prepares; units round-trip to the input bytes and never

@@ -17,9 +17,11 @@ namespace rpsum::model {
 // over the kept units (docs/design.md, section 2): ROUGE-1 F1 of the unit against the rest of
 // the document, and cosine similarity of its content words with the rest's, each divided by
 // the document's largest; then the unit's place in its section (the units between two
-// headings): its index there over the section's unit count, and 1 for a section's first unit.
-// A checkpoint reads the first architecture.num_features columns.
-inline constexpr int kNumFeatures = 10;
+// headings): its index there over the section's unit count, and 1 for a section's first unit;
+// then the summary's budget, the same for every unit of a document (model/document.h
+// BudgetFeatures): its words on a log scale, and its share of the document's words.
+// A checkpoint reads the first architecture.num_features columns, or its feature_columns.
+inline constexpr int kNumFeatures = 12;
 inline constexpr int kNumFeaturesV1 = 6;
 // The columns of the title overlap (summary-level reranking) and of the content-word
 // centrality (ScoringConfig).
@@ -27,6 +29,8 @@ inline constexpr int kFeatureTitleOverlap = 4;
 inline constexpr int kFeatureContentCentrality = 7;
 inline constexpr int kFeatureSectionPosition = 8;
 inline constexpr int kFeatureSectionStart = 9;
+inline constexpr int kFeatureBudgetWords = 10;
+inline constexpr int kFeatureBudgetShare = 11;
 
 struct Architecture {
   int64_t vocab_size = 8000;

@@ -33,6 +33,30 @@ bool SharesTrigram(const std::set<Trigram>& a, const std::set<Trigram>& seen) {
 
 }  // namespace
 
+double BudgetWords(const Budget& budget, const PreparedDocument& doc) {
+  switch (budget.kind) {
+    case Budget::Kind::kWords:
+      return budget.value;
+    case Budget::Kind::kRatio:
+      return std::max(1.0, budget.value * static_cast<double>(doc.total_words));
+    case Budget::Kind::kSentences:
+      break;
+  }
+  int64_t words = 0, units = 0, all_words = 0;
+  for (int32_t u : doc.kept) {
+    all_words += doc.units[u].words;
+    if (doc.units[u].kind == UnitKind::kHeading) continue;
+    words += doc.units[u].words;
+    ++units;
+  }
+  if (units == 0) {
+    words = all_words;
+    units = static_cast<int64_t>(doc.kept.size());
+  }
+  const double mean = units > 0 ? static_cast<double>(words) / static_cast<double>(units) : 1.0;
+  return budget.value * mean;
+}
+
 std::vector<int32_t> SelectByScore(const std::vector<float>& scores,
                                    const std::vector<std::string_view>& texts,
                                    const std::vector<int32_t>& words, const SelectOptions& o) {

@@ -53,6 +53,21 @@ Doc PrepareText(std::string text, PrepareOptions o = {}) {
   return d;
 }
 
+// BudgetWords: the words a budget stands for, which the network's budget features read.
+TEST(Select, BudgetWords) {
+  // 10 words in 4 sentences under a 2-word heading: 2.5 words a content unit.
+  const Doc d = PrepareText("# Two words\nOne two three four. Five six. Seven eight nine. Ten.");
+  ASSERT_EQ(d.prepared.kept.size(), 5u);
+  ASSERT_EQ(d.prepared.total_words, 13);  // "#" counts as a word
+  EXPECT_EQ(BudgetWords({Budget::Kind::kWords, 7}, d.prepared), 7);
+  EXPECT_EQ(BudgetWords({Budget::Kind::kRatio, 0.5}, d.prepared), 6.5);
+  EXPECT_EQ(BudgetWords({Budget::Kind::kRatio, 0.01}, d.prepared), 1);  // at least one word
+  EXPECT_EQ(BudgetWords({Budget::Kind::kSentences, 3}, d.prepared), 7.5);
+  const Doc headings = PrepareText("# Alpha beta\n# Gamma");
+  ASSERT_EQ(headings.prepared.kept.size(), 2u);
+  EXPECT_EQ(BudgetWords({Budget::Kind::kSentences, 1}, headings.prepared), 2.5);
+}
+
 // ServedScores (ScoringConfig): weight 0 is the network's probability; a positive weight moves
 // each unit by its own document's standardised centrality, so the same unit scores the same in
 // any batch, and a document whose units are equally central keeps the network's order.

@@ -203,6 +203,9 @@ void SummarizerService::PrepareThen(const std::shared_ptr<Call>& call,
       return;
     }
     call->prepared = *std::move(prepared);
+    // The network reads the request's budget (model/document.h BudgetFeatures).
+    model::SetBudgetFeatures(&call->prepared,
+                             model::BudgetWords(call->plan.select.budget, call->prepared));
     call->prepared_at = clock_->Now();
     const int64_t tokens = call->prepared.num_tokens();
     call->k =

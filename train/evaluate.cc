@@ -28,6 +28,8 @@ std::vector<EvalDoc> PrepareCorpus(const std::vector<CorpusRecord>& records,
       d.words.push_back(d.prepared.units[u].words);
     }
     d.reference_words = CountWords(r.summary);
+    // The served budget (ServedOptions): the network's budget columns read the same.
+    SetBudgetFeatures(&d.prepared, static_cast<double>(d.reference_words));
     if (with_oracle) d.oracle = GreedyOracle(d.texts, r.summary);
     out.push_back(std::move(d));
   }

@@ -94,8 +94,8 @@ ABSL_FLAG(int, features, rpsum::model::kNumFeatures,
           "6: model v1's, without the centrality and section features)");
 ABSL_FLAG(std::string, feature_columns, "",
           "comma-separated feature columns the model reads, in order (model/model_config.h "
-          "kNumFeatures; e.g. 0,1,2,3,4,5,8,9: v1's six and the section features); overrides "
-          "--features");
+          "kNumFeatures; e.g. 0,1,2,3,4,5,8,9: v1's six and the section features; 10,11: the "
+          "budget); overrides --features");
 ABSL_FLAG(double, centrality_weight, 0.0,
           "scoring.centrality_weight of the checkpoint's config (model/model_config.h "
           "ScoringConfig): the served score adds this many standard deviations of content "
@@ -424,6 +424,7 @@ absl::StatusOr<Data> LoadData(const ModelConfig& config, const Tokenizer& tokeni
       CorpusRecord* record = &data.train_records[d.record - data.train_records.data()];
       record->summary = PseudoSummary(&d, absl::GetFlag(FLAGS_pseudo_ratio));
       d.oracle = GreedyOracle(d.texts, record->summary);
+      SetBudgetFeatures(&d.prepared, CountWords(record->summary));
     }
   }
   PrepareOptions vprep = prep;

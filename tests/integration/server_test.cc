@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include "absl/time/clock.h"
 #include "client/client.h"
 #include "gtest/gtest.h"
+#include "model/select.h"
 #include "model/summarizer.h"
 #include "model/tokenizer.h"
 #include "model/torch/checkpoint.h"
@@ -562,6 +564,51 @@ TEST(Server, DrainAnswersEveryAcceptedRequest) {
   EXPECT_EQ(ok.load(), 6);
   EXPECT_EQ(other.load(), 0);
   EXPECT_EQ(s->service->in_flight(), 0);
+}
+
+// The network reads each request's own budget (model/document.h BudgetFeatures) on every unit,
+// whatever kind of budget the request sets; the API's default when it sets none.
+TEST(Server, TheModelReadsEachRequestsBudget) {
+  auto s = StartServer(HeldFake());
+  ASSERT_NE(s, nullptr);
+  Mutex mu;
+  std::vector<std::array<float, 2>> seen;  // per scored document, when all its units agree
+  s->fake.set_hook([&](const std::vector<const model::PreparedDocument*>& docs) {
+    for (const auto* d : docs) {
+      const size_t n = d->kept.size();
+      std::array<float, 2> f = {d->features[model::kFeatureBudgetWords],
+                                d->features[model::kFeatureBudgetShare]};
+      for (size_t u = 1; u < n; ++u) {
+        if (d->features[u * model::kNumFeatures + model::kFeatureBudgetWords] != f[0] ||
+            d->features[u * model::kNumFeatures + model::kFeatureBudgetShare] != f[1]) {
+          f = {-1, -1};
+        }
+      }
+      MutexLock lock(&mu);
+      seen.push_back(f);
+    }
+    return absl::OkStatus();
+  });
+  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(s->port),
+                                     grpc::InsecureChannelCredentials());
+  auto stub = v1::Summarizer::NewStub(channel);
+  // 10 words in 4 sentences: 2.5 words a unit.
+  const std::string doc = "One two three four. Five six. Seven eight nine. Ten.";
+  std::vector<v1::SummarizeRequest> requests(4);
+  requests[0].set_max_words(7);
+  requests[1].set_ratio(0.5f);
+  requests[2].set_max_sentences(3);
+  const double want_words[4] = {7, 5, 7.5, model::kDefaultBudgetWords};
+  for (size_t i = 0; i < requests.size(); ++i) {
+    requests[i].set_document(doc);
+    v1::SummarizeResponse resp;
+    grpc::ClientContext ctx;
+    ASSERT_TRUE(stub->Summarize(&ctx, requests[i], &resp).ok()) << i;
+    MutexLock lock(&mu);
+    ASSERT_EQ(seen.size(), i + 1);
+    const std::array<float, 2> want = model::BudgetFeatures(want_words[i], 10);
+    EXPECT_EQ(seen[i], want) << "request " << i << ": " << seen[i][0] << " " << seen[i][1];
+  }
 }
 
 TEST(Server, AFailingBatchFailsOnlyItsRequests) {
