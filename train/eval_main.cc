@@ -36,6 +36,10 @@ ABSL_FLAG(std::string, split, "test", "train, valid or test");
 ABSL_FLAG(std::string, file, "", "a .jsonl(.gz) file instead of --data_dir/--split");
 ABSL_FLAG(std::string, json, "", "write the results here");
 ABSL_FLAG(int, limit, 0, "first N documents only (0: all)");
+ABSL_FLAG(double, budget_feature_words, 0,
+          "feed the network this budget in words (model/document.h BudgetFeatures) instead of "
+          "each document's reference length, while selecting under the reference length (a "
+          "study of how much a model that reads the budget uses it; 0: the served budget)");
 ABSL_FLAG(int, threads, 2, "torch threads");
 ABSL_FLAG(int, max_input_tokens, 32768, "preparation limit (head truncation past it)");
 ABSL_FLAG(double, centrality_weight, -1,
@@ -675,7 +679,10 @@ int Run() {
   prep.max_tokens_per_sentence = ck->config.tokenizer.max_tokens_per_sentence;
   prep.truncation = TruncationPolicy::kHead;
   int skipped = 0;
-  const std::vector<EvalDoc> docs = PrepareCorpus(*records, *tok, prep, true, &skipped);
+  std::vector<EvalDoc> docs = PrepareCorpus(*records, *tok, prep, true, &skipped);
+  if (const double b = absl::GetFlag(FLAGS_budget_feature_words); b > 0) {
+    for (EvalDoc& d : docs) SetBudgetFeatures(&d.prepared, b);
+  }
   const int pad = tok->pad_id();
 
   const ModelRun run = RunModel(*ck, docs, pad, kPolicy);
