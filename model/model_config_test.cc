@@ -92,8 +92,10 @@ TEST(ModelConfig, RejectsWhatItDoesNotUnderstand) {
   const auto scoring_key =
       code(R"({"format":"rpsum-checkpoint","format_version":1,"scoring":{"mmr":1}})");
   EXPECT_NE(scoring_key.message().find("scoring.mmr"), std::string::npos) << scoring_key;
-  const auto features = code(
-      R"({"format":"rpsum-checkpoint","format_version":1,"architecture":{"num_features":11}})");
+  // One more feature than preparation makes.
+  const auto features =
+      code(absl::StrCat(R"({"format":"rpsum-checkpoint","format_version":1,)",
+                        R"("architecture":{"num_features":)", kNumFeatures + 1, "}}"));
   EXPECT_NE(features.message().find("architecture.num_features"), std::string::npos) << features;
 }
 
@@ -109,17 +111,18 @@ TEST(ModelConfig, FeatureColumns) {
   const auto back = ModelConfig::FromJson(c.ToJson());
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->architecture.feature_columns, (std::vector<int64_t>{0, 8, 9}));
-  const auto status_of = [](const char* columns, int n) {
+  const auto status_of = [](const std::string& columns, int n) {
     return ModelConfig::FromJson(absl::StrCat(R"({"format":"rpsum-checkpoint","format_version":1,)",
                                               R"("architecture":{"num_features":)", n,
                                               R"(,"feature_columns":)", columns, "}}"))
         .status();
   };
   EXPECT_TRUE(status_of("[0,1,9]", 3).ok());
-  for (const auto& [columns, n, says] : std::vector<std::tuple<const char*, int, const char*>>{
+  EXPECT_TRUE(status_of(absl::StrCat("[0,1,", kNumFeatures - 1, "]"), 3).ok());  // the last
+  for (const auto& [columns, n, says] : std::vector<std::tuple<std::string, int, const char*>>{
            {"[0,1]", 3, "lists 2 columns; num_features is 3"},
            {"[0,1,1]", 3, "column 1 twice"},
-           {"[0,1,10]", 3, "architecture.feature_columns[]"},
+           {absl::StrCat("[0,1,", kNumFeatures, "]"), 3, "architecture.feature_columns[]"},
            {"[0,-1,2]", 3, "architecture.feature_columns[]"}}) {
     const absl::Status s = status_of(columns, n);
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << columns;
