@@ -154,8 +154,7 @@ SelectionInputs MakeInputs(const PreparedDocument& doc, const std::vector<std::s
     in.any_content = in.any_content || content[i];
   }
   if (o.budget.kind == Budget::Kind::kRatio) {
-    o.budget = {Budget::Kind::kWords,
-                std::max(1.0, o.budget.value * static_cast<double>(doc.total_words))};
+    o.budget = {Budget::Kind::kWords, BudgetWords(o.budget, doc)};  // of the whole input
   }
   in.ranked = scores;
   if (in.any_content) {
