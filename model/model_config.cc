@@ -69,6 +69,14 @@ std::vector<int64_t> ModelConfig::HeadClips(int64_t k) const {
   return out;
 }
 
+bool NeedsUnitStates(const RerankConfig& rerank) {
+  if (rerank.top_k <= 0) return false;
+  for (size_t f = kFirstNetRerankFeature; f < rerank.weights.size(); ++f) {
+    if (rerank.weights[f] != 0) return true;
+  }
+  return false;
+}
+
 absl::Status ModelConfig::Validate() const {
   const Architecture& a = architecture;
   RPSUM_RETURN_IF_ERROR(Range("architecture.vocab_size", a.vocab_size, 16, 1 << 20));
@@ -235,7 +243,12 @@ absl::StatusOr<ModelConfig> ModelConfig::FromJson(std::string_view text) {
           const std::set<std::string> names(std::begin(kRerankFeatureNames),
                                             std::end(kRerankFeatureNames));
           RPSUM_RETURN_IF_ERROR(CheckKeys(w, "scoring.rerank.weights", names));
-          for (const char* name : kRerankFeatureNames) {
+          for (int f = 0; f < kNumRerankFeatures; ++f) {
+            const char* name = kRerankFeatureNames[f];
+            if (!w.contains(name) && f >= kFirstNetRerankFeature) {
+              c.scoring.rerank.weights.push_back(0.0);  // written before the net_* features
+              continue;
+            }
             if (!w.contains(name)) {
               return absl::InvalidArgumentError(
                   absl::StrCat("config.json: scoring.rerank.weights has no '", name, "'"));

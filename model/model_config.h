@@ -82,11 +82,28 @@ struct TokenizerConfig {
 };
 
 // Summary-level reranking (docs/design.md, section 2, "Selection"): the feature names, in the
-// order of RerankConfig::weights (model/select.h CandidateFeatures defines each).
-inline constexpr int kNumRerankFeatures = 11;
-inline constexpr const char* kRerankFeatureNames[kNumRerankFeatures] = {
-    "mean_score",  "max_score", "min_score", "units", "fill",    "document_cosine",
-    "title_share", "position",  "first",     "rank",  "distinct"};
+// order of RerankConfig::weights (model/select.h Candidate defines each). The net_* features
+// read the network's unit states (model/summarizer.h DocumentScores::unit_states); a config may
+// leave them out (weight 0), as configs written before them do.
+inline constexpr int kNumRerankFeatures = 17;
+inline constexpr int kFirstNetRerankFeature = 11;
+inline constexpr const char* kRerankFeatureNames[kNumRerankFeatures] = {"mean_score",
+                                                                        "max_score",
+                                                                        "min_score",
+                                                                        "units",
+                                                                        "fill",
+                                                                        "document_cosine",
+                                                                        "title_share",
+                                                                        "position",
+                                                                        "first",
+                                                                        "rank",
+                                                                        "distinct",
+                                                                        "net_coverage",
+                                                                        "net_redundancy",
+                                                                        "net_max_redundancy",
+                                                                        "net_coverage_units",
+                                                                        "net_min_unit_cosine",
+                                                                        "net_mean_unit_cosine"};
 
 // With top_k > 0, SelectSummary chooses among candidate summaries built from subsets of the
 // top_k units (at most max_units of them) by a linear score of their standardised features.
@@ -95,6 +112,9 @@ struct RerankConfig {
   int64_t max_units = 6;
   std::vector<double> weights;  // kNumRerankFeatures, when top_k > 0
 };
+
+// Whether selecting under `rerank` reads the network's unit states (a net_* weight is not 0).
+bool NeedsUnitStates(const RerankConfig& rerank);
 
 // How the served score of a unit is made from the network's output (docs/design.md, section 6).
 struct ScoringConfig {

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 
 namespace rpsum::model {
 namespace {
@@ -67,6 +68,21 @@ TEST(ModelConfig, RerankRoundTripsByFeatureName) {
             std::string::npos);
   EXPECT_NE(status(R"({"top_k":8,"weights":{"novelty":1}})").message().find("novelty"),
             std::string::npos);
+  // A config written before the net_* features (models/experiments/rerank/*-config.json) loads
+  // with those weights 0, so it selects as it did and reads no unit states.
+  nlohmann::json older = nlohmann::json::parse(text);
+  for (int f = kFirstNetRerankFeature; f < kNumRerankFeatures; ++f) {
+    older["scoring"]["rerank"]["weights"].erase(kRerankFeatureNames[f]);
+  }
+  const auto old_back = ModelConfig::FromJson(older.dump());
+  ASSERT_TRUE(old_back.ok()) << old_back.status();
+  ASSERT_EQ(old_back->scoring.rerank.weights.size(), static_cast<size_t>(kNumRerankFeatures));
+  for (int f = 0; f < kNumRerankFeatures; ++f) {
+    EXPECT_EQ(old_back->scoring.rerank.weights[f],
+              f < kFirstNetRerankFeature ? c.scoring.rerank.weights[f] : 0.0);
+  }
+  EXPECT_FALSE(NeedsUnitStates(old_back->scoring.rerank));
+  EXPECT_TRUE(NeedsUnitStates(back->scoring.rerank));
 }
 
 TEST(ModelConfig, RejectsWhatItDoesNotUnderstand) {

@@ -200,12 +200,67 @@ UnitWords MakeUnitWords(std::string_view text) {
   return u;
 }
 
+// The net_* features of one candidate (model/select.h Candidate): `units` its kept indices,
+// `words` their words, `document` the document's mean state.
+std::array<double, kNumRerankFeatures - kFirstNetRerankFeature> NetFeatures(
+    const UnitStates& states, const std::vector<int32_t>& units, const std::vector<int32_t>& words,
+    const std::vector<double>& document) {
+  const auto width = static_cast<size_t>(states.width);
+  auto row = [&](int32_t u) { return states.values + (static_cast<size_t>(u) * width); };
+  auto norm = [](const double* x, size_t n) {
+    double s = 0;
+    for (size_t j = 0; j < n; ++j) s += x[j] * x[j];
+    return std::max(std::sqrt(s), 1e-12);
+  };
+  auto cosine = [&](const std::vector<double>& a, const std::vector<double>& b) {
+    double dot = 0;
+    for (size_t j = 0; j < width; ++j) dot += a[j] * b[j];
+    return dot / (norm(a.data(), width) * norm(b.data(), width));
+  };
+  std::vector<std::vector<double>> unit(units.size(), std::vector<double>(width));
+  std::vector<double> weighted(width, 0.0), plain(width, 0.0);
+  double total_words = 0;
+  for (size_t k = 0; k < units.size(); ++k) {
+    const float* r = row(units[k]);
+    const double w = words[units[k]];
+    total_words += w;
+    for (size_t j = 0; j < width; ++j) {
+      unit[k][j] = r[j];
+      weighted[j] += w * r[j];
+      plain[j] += r[j];
+    }
+  }
+  for (size_t j = 0; j < width; ++j) {
+    weighted[j] /= std::max(total_words, 1.0);
+    plain[j] /= static_cast<double>(units.size());
+  }
+  double sum_pair = 0, max_pair = 0, min_unit = 1e30, sum_unit = 0;
+  size_t pairs = 0;
+  for (size_t a = 0; a < units.size(); ++a) {
+    const double c = cosine(unit[a], document);
+    min_unit = std::min(min_unit, c);
+    sum_unit += c;
+    for (size_t b = a + 1; b < units.size(); ++b) {
+      const double p = cosine(unit[a], unit[b]);
+      max_pair = pairs == 0 ? p : std::max(max_pair, p);
+      sum_pair += p;
+      ++pairs;
+    }
+  }
+  return {cosine(weighted, document),
+          pairs > 0 ? sum_pair / static_cast<double>(pairs) : 0.0,
+          max_pair,
+          cosine(plain, document),
+          units.empty() ? 0.0 : min_unit,
+          units.empty() ? 0.0 : sum_unit / static_cast<double>(units.size())};
+}
+
 }  // namespace
 
 std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
                                          const std::vector<std::string_view>& texts,
                                          const std::vector<float>& scores,
-                                         const SelectOptions& options) {
+                                         const SelectOptions& options, UnitStates states) {
   const SelectionInputs in = MakeInputs(doc, texts, scores, options);
   const SelectOptions& o = in.options;
   const int32_t n = static_cast<int32_t>(doc.kept.size());
@@ -231,6 +286,20 @@ std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
   }
   double document_sq = 0;
   for (const auto& [w, c] : document) document_sq += static_cast<double>(c) * c;
+  // The document's state: the mean over its content units (every unit when none is content).
+  std::vector<double> document_state;
+  if (!states.empty()) {
+    const auto width = static_cast<size_t>(states.width);
+    document_state.assign(width, 0.0);
+    size_t count = 0;
+    for (int32_t i = 0; i < n; ++i) {
+      if (in.any_content && in.ranked[i] < 0) continue;
+      const float* r = states.values + (static_cast<size_t>(i) * width);
+      for (size_t j = 0; j < width; ++j) document_state[j] += r[j];
+      ++count;
+    }
+    for (double& x : document_state) x /= static_cast<double>(std::max<size_t>(count, 1));
+  }
 
   std::vector<std::vector<int32_t>> sets = {GreedySelection(in, texts)};
   std::set<std::vector<int32_t>> seen_sets = {sets[0]};
@@ -322,6 +391,10 @@ std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
                   static_cast<double>(set.front()) / n,
                   ranks / count,
                   tokens > 0 ? static_cast<double>(distinct.size()) / tokens : 0.0};
+    if (!states.empty()) {
+      const auto net = NetFeatures(states, set, in.words, document_state);
+      std::copy(net.begin(), net.end(), c.features.begin() + kFirstNetRerankFeature);
+    }
     c.units = std::move(set);
     out.push_back(std::move(c));
   }
@@ -365,9 +438,10 @@ size_t ChooseCandidate(const std::vector<Candidate>& candidates,
 
 std::vector<int32_t> SelectSummary(const PreparedDocument& doc,
                                    const std::vector<std::string_view>& texts,
-                                   const std::vector<float>& scores, const SelectOptions& o) {
+                                   const std::vector<float>& scores, const SelectOptions& o,
+                                   UnitStates states) {
   if (o.rerank.top_k > 0) {
-    std::vector<Candidate> candidates = SummaryCandidates(doc, texts, scores, o);
+    std::vector<Candidate> candidates = SummaryCandidates(doc, texts, scores, o, states);
     if (!candidates.empty()) {
       return std::move(candidates[ChooseCandidate(candidates, o.rerank.weights)].units);
     }

@@ -53,16 +53,26 @@ std::vector<float> ZScores(const std::vector<float>& x);
 std::vector<float> ServedScores(const PreparedDocument& doc, const std::vector<float>& logits,
                                 const ScoringConfig& scoring);
 
+// The network's state per kept unit (model/summarizer.h DocumentScores::unit_states): row-major
+// [kept units x width], not owned. Empty (width 0) when the model did not return them.
+struct UnitStates {
+  const float* values = nullptr;
+  int64_t width = 0;
+  bool empty() const { return values == nullptr || width <= 0; }
+};
+
 // The summary policy: what the service returns and what evaluation scores, so the model card's
 // numbers are the served summaries' (docs/design.md, "Selection"). A ratio budget becomes words
 // of the whole input (truncated units included); headings (structure, not content) and
 // fragments (IsFragment) are chosen only when the input has nothing else; then SelectByScore,
 // or, when options.rerank is on and the budget is in words, the best of SummaryCandidates by
-// ChooseCandidate. `scores` and `texts` have one entry per kept unit of `doc`. Returns indices
-// into doc.kept, ascending. Thread-safe.
+// ChooseCandidate. `scores` and `texts` have one entry per kept unit of `doc`; `states` the
+// network's unit states, which the net_* features of the reranking read. Returns indices into
+// doc.kept, ascending. Thread-safe.
 std::vector<int32_t> SelectSummary(const PreparedDocument& doc,
                                    const std::vector<std::string_view>& texts,
-                                   const std::vector<float>& scores, const SelectOptions& options);
+                                   const std::vector<float>& scores, const SelectOptions& options,
+                                   UnitStates states = {});
 
 // The budget in words that the network's budget features read (model/document.h
 // SetBudgetFeatures; the service sets them from each request's budget after preparing): words
@@ -80,7 +90,15 @@ double BudgetWords(const Budget& budget, const PreparedDocument& doc);
 //   title_share: the word-weighted mean of its units' title-overlap feature;
 //   position, first: mean and first kept index of its units over the kept units' count;
 //   rank: mean rank of its units in score order (0 = the best content unit);
-//   distinct: distinct words over words (AsciiWords).
+//   distinct: distinct words over words (AsciiWords);
+// and from the network's unit states (all 0 without them), against the document's state: the
+// mean state of its content units (not headings or fragments; of every kept unit when none is):
+//   net_coverage: cosine of the candidate's word-weighted mean state with the document's;
+//   net_redundancy, net_max_redundancy: mean and largest cosine between two of its units'
+//     states (0 for one unit);
+//   net_coverage_units: as net_coverage with each unit weighted alike;
+//   net_min_unit_cosine, net_mean_unit_cosine: least and mean cosine of a unit's state with the
+//     document's.
 struct Candidate {
   std::vector<int32_t> units;
   std::array<double, kNumRerankFeatures> features{};
@@ -95,7 +113,7 @@ struct Candidate {
 std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
                                          const std::vector<std::string_view>& texts,
                                          const std::vector<float>& scores,
-                                         const SelectOptions& options);
+                                         const SelectOptions& options, UnitStates states = {});
 
 // Each feature standardised over the candidates ((x - mean) / (sd + 1e-6), sd over n - 1; all
 // zeros for a single candidate).

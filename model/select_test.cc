@@ -299,5 +299,49 @@ TEST(SelectSummary, RerankingChoosesTheBestCandidateByItsWeights) {
   EXPECT_EQ(SelectSummary(d.prepared, d.texts, scores, sentences), (std::vector<int32_t>{0}));
 }
 
+// The net_* features read the unit states against the mean state of the content units, and
+// SelectSummary's reranking reads them only when the states are given.
+TEST(SummaryCandidates, NetFeaturesFromTheUnitStates) {
+  const Doc d = PrepareText(kFour);
+  const std::vector<float> scores = {0.9f, 0.8f, 0.7f, 0.6f};
+  // Two-wide states: units 0 and 1 alike, 2 orthogonal to them, 3 between; document (0.75, 0.5).
+  const std::vector<float> states = {1, 0, 1, 0, 0, 1, 1, 1};
+  const UnitStates view{states.data(), 2};
+  const int f = kFirstNetRerankFeature;
+  const auto c = SummaryCandidates(d.prepared, d.texts, scores, RerankOptions(10, {1}), view);
+  ASSERT_EQ(c.size(), 6U);
+  ASSERT_EQ(c[0].units, (std::vector<int32_t>{0, 1}));
+  ASSERT_EQ(c[4].units, (std::vector<int32_t>{0, 2}));
+  const double u0 = 0.75 / std::sqrt(0.8125), u2 = 0.5 / std::sqrt(0.8125);
+  EXPECT_NEAR(c[0].features[f + 0], u0, 1e-9);   // net_coverage: the mean state is unit 0's
+  EXPECT_NEAR(c[0].features[f + 1], 1.0, 1e-9);  // net_redundancy: two alike
+  EXPECT_NEAR(c[0].features[f + 2], 1.0, 1e-9);  // net_max_redundancy
+  EXPECT_NEAR(c[4].features[f + 0], 0.625 / std::sqrt(0.5 * 0.8125), 1e-9);
+  EXPECT_NEAR(c[4].features[f + 1], 0.0, 1e-9);                              // orthogonal
+  EXPECT_NEAR(c[4].features[f + 3], 0.625 / std::sqrt(0.5 * 0.8125), 1e-9);  // equal words
+  EXPECT_NEAR(c[4].features[f + 4], u2, 1e-9);                               // net_min_unit_cosine
+  EXPECT_NEAR(c[4].features[f + 5], (u0 + u2) / 2, 1e-9);                    // net_mean_unit_cosine
+  EXPECT_NEAR(c[3].features[f + 2], 0.0, 1e-12);                             // one unit: no pair
+  // Without states every net_* feature is 0.
+  for (const Candidate& x :
+       SummaryCandidates(d.prepared, d.texts, scores, RerankOptions(10, {1}))) {
+    for (int k = f; k < kNumRerankFeatures; ++k) EXPECT_EQ(x.features[k], 0.0);
+  }
+  // net_coverage = 1 chooses {0, 2}, the first of the two best covering candidates; without the
+  // states the candidates tie and the greedy selection stays.
+  std::vector<double> weights(kNumRerankFeatures, 0.0);
+  weights[f] = 1;
+  EXPECT_EQ(SelectSummary(d.prepared, d.texts, scores, RerankOptions(10, weights), view),
+            (std::vector<int32_t>{0, 2}));
+  EXPECT_EQ(SelectSummary(d.prepared, d.texts, scores, RerankOptions(10, weights)),
+            (std::vector<int32_t>{0, 1}));
+  RerankConfig r = RerankOptions(10, weights).rerank;
+  EXPECT_TRUE(NeedsUnitStates(r));
+  r.weights[f] = 0;
+  EXPECT_FALSE(NeedsUnitStates(r));
+  r.weights[0] = 1;
+  EXPECT_FALSE(NeedsUnitStates(r));
+}
+
 }  // namespace
 }  // namespace rpsum::model

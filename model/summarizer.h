@@ -22,6 +22,10 @@ struct DocumentScores {
   std::vector<float> scores;     // a probability per kept unit
   int64_t clip_distance = 0;     // the k the token layers used
   bool local_attention = false;  // block-local token attention (else full)
+  // When asked for (ScoreDocuments' with_states): the state the network's head reads for each
+  // kept unit, row-major [kept units x state_size] (docs/design.md, section 2, "Selection").
+  std::vector<float> unit_states;
+  int64_t state_size = 0;
 };
 
 // Identity and shape of a loaded model, for GetModelInfo and metrics.

@@ -97,7 +97,8 @@ void FillSummary(const RequestPlan& plan, const model::PreparedDocument& doc,
   const std::vector<float>& scores = result.scores;
   std::vector<std::string_view> texts;
   for (int32_t u : doc.kept) texts.push_back(doc.UnitText(plan.input, u));
-  const std::vector<int32_t> chosen = model::SelectSummary(doc, texts, scores, plan.select);
+  const std::vector<int32_t> chosen = model::SelectSummary(
+      doc, texts, scores, plan.select, {result.unit_states.data(), result.state_size});
   std::string summary;
   for (int32_t i : chosen) {
     const int32_t unit = doc.kept[i];

@@ -115,7 +115,10 @@ TEST(FillSummary, SentencesPointAtTheirTextInTheDocument) {
   auto doc = model::Prepare(plan->input, tok, {});
   ASSERT_TRUE(doc.ok()) << doc.status();
   ASSERT_EQ(doc->kept.size(), 4U);  // heading, two sentences, one line
-  model::DocumentScores scores{{0.9f, 0.2f, 0.7f, 0.5f}, 8, true};
+  model::DocumentScores scores;
+  scores.scores = {0.9f, 0.2f, 0.7f, 0.5f};
+  scores.clip_distance = 8;
+  scores.local_attention = true;
   v1::SummarizeResponse out;
   FillSummary(*plan, *doc, scores, &out);
   ASSERT_EQ(out.sentences_size(), 2);  // the heading is structure, not content

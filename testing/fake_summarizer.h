@@ -42,6 +42,10 @@ class FakeSummarizer : public model::Summarizer {
       for (size_t i = 0; i < r.scores.size(); ++i) r.scores[i] = 1.0f / static_cast<float>(i + 1);
       r.clip_distance = k;
       r.local_attention = model::IsLocalAttention(desc_.config, d->num_tokens());
+      if (states_) {
+        r.unit_states = states_(*d);
+        r.state_size = state_size_;
+      }
       out.push_back(std::move(r));
     }
     return out;
@@ -52,6 +56,12 @@ class FakeSummarizer : public model::Summarizer {
   // A test-only fault hook: runs on every batch; a non-OK status fails the batch; it may throw.
   void set_hook(std::function<absl::Status(const std::vector<const model::PreparedDocument*>&)> h) {
     hook_ = std::move(h);
+  }
+  // Unit states to return with the scores (DocumentScores::unit_states), `width` per kept unit.
+  void set_states(std::function<std::vector<float>(const model::PreparedDocument&)> f,
+                  int64_t width) {
+    states_ = std::move(f);
+    state_size_ = width;
   }
   void Block() {
     MutexLock lock(&mu_);
@@ -81,6 +91,8 @@ class FakeSummarizer : public model::Summarizer {
   model::ModelDescription desc_;
   FakeTokenizer tokenizer_;
   std::function<absl::Status(const std::vector<const model::PreparedDocument*>&)> hook_;
+  std::function<std::vector<float>(const model::PreparedDocument&)> states_;
+  int64_t state_size_ = 0;
   Mutex mu_;
   CondVar cv_{&mu_};
   bool blocked_ ABSL_GUARDED_BY(mu_) = false;

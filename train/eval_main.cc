@@ -78,6 +78,10 @@ ABSL_FLAG(int, rerank_max_units, 6, "--fit_rerank: at most this many of them");
 ABSL_FLAG(std::string, rerank_dump, "",
           "write each document's reranking candidates (standardised features, ROUGE-1 and "
           "ROUGE-2 F1) here as JSON lines (with --rerank_top_k, --rerank_max_units)");
+ABSL_FLAG(bool, rerank_dump_states, false,
+          "--rerank_dump: also write each candidate's units and the network's unit states (the "
+          "head's input) of every unit in a candidate, with the mean state of the document's "
+          "content units (a study of summary-level features in the network's space)");
 ABSL_FLAG(std::string, rerank_features, "",
           "--fit_rerank: fit only these features (comma-separated names, "
           "model/model_config.h kRerankFeatureNames); the others get weight 0. Empty: all");
@@ -102,6 +106,12 @@ nlohmann::json ToJson(const RougeMean& m) {
 
 struct ModelRun {
   std::vector<std::vector<float>> scores;
+  std::vector<DocumentScores> states;  // unit_states per document, when asked for
+  // Document i's unit states (empty when not asked for).
+  UnitStates States(size_t i) const {
+    if (i >= states.size() || states[i].state_size <= 0) return {};
+    return {states[i].unit_states.data(), states[i].state_size};
+  }
   double seconds = 0;
   int64_t tokens = 0;
 };
@@ -110,19 +120,22 @@ struct ModelRun {
 constexpr int64_t kPolicy = -1;
 
 // Scores every document alone with token-level clip distance `k_fixed`: kPolicy runs the
-// config's policy, 0 no relative positions, k > 0 a fixed k (clamped to the tables).
-ModelRun RunModel(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
-                  int64_t k_fixed) {
+// config's policy, 0 no relative positions, k > 0 a fixed k (clamped to the tables). Keeps the
+// unit states with `with_states` or when the checkpoint's reranking reads them.
+ModelRun RunModel(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad, int64_t k_fixed,
+                  bool with_states = false) {
   ModelRun r;
+  with_states = with_states || NeedsUnitStates(ck.config.scoring.rerank);
   for (const EvalDoc& d : docs) {
     const int64_t k = k_fixed == 0 ? 0
                                    : ClipDistanceFor(ck.config, d.prepared.num_tokens(),
                                                      k_fixed == kPolicy ? 0 : k_fixed);
     const auto t0 = Clock::now();
-    auto s = ScoreDocuments(ck, {&d.prepared}, k, pad);
+    auto s = ScoreDocuments(ck, {&d.prepared}, k, pad, with_states);
     r.seconds += std::chrono::duration<double>(Clock::now() - t0).count();
     r.tokens += d.prepared.num_tokens();
     r.scores.push_back(s.ok() ? (*s)[0].scores : std::vector<float>(d.texts.size(), 0.f));
+    if (with_states) r.states.push_back(s.ok() ? (*s)[0] : DocumentScores{});
     if (!s.ok()) {
       std::fprintf(stderr, "%s: %s\n", d.record->id.c_str(), s.status().ToString().c_str());
     }
@@ -160,7 +173,7 @@ Tables ScoreSystems(const std::vector<EvalDoc>& docs, const ModelRun& run,
     const EvalDoc& d = docs[i];
     const std::string summaries[] = {
         SummaryFromUnits(d, LeadUnits(d)), SummaryFromScores(d, TextRankBaseline(d), {}),
-        SummaryFromScores(d, run.scores[i], rerank), SummaryFromUnits(d, d.oracle)};
+        SummaryFromScores(d, run.scores[i], rerank, run.States(i)), SummaryFromUnits(d, d.oracle)};
     nlohmann::json line;
     for (int s = 0; s < 4; ++s) {
       const RougeScores r = ScoreSummary(d, summaries[s]);
@@ -239,7 +252,7 @@ void PrintStudyRow(const char* study, const std::string& name, const std::vector
                    const ModelRun& r, const RerankConfig& rerank, nlohmann::json* out) {
   RougeMean m;
   for (size_t i = 0; i < docs.size(); ++i) {
-    m.Add(ScoreSummary(docs[i], SummaryFromScores(docs[i], r.scores[i], rerank)));
+    m.Add(ScoreSummary(docs[i], SummaryFromScores(docs[i], r.scores[i], rerank, r.States(i))));
   }
   m = m.Mean();
   std::printf("| %s | %.2f | %.2f | %.2f | %.1f | %.0f |\n", name.c_str(), m.r1, m.r2, m.rlsum,
@@ -508,8 +521,8 @@ void RerankData(const std::vector<EvalDoc>& docs, const ModelRun& run, const Rer
                 std::vector<std::vector<std::array<double, 2>>>* reward) {
   for (size_t i = 0; i < docs.size(); ++i) {
     const EvalDoc& d = docs[i];
-    const auto candidates =
-        SummaryCandidates(d.prepared, d.texts, run.scores[i], ServedOptions(d, rerank));
+    const auto candidates = SummaryCandidates(d.prepared, d.texts, run.scores[i],
+                                              ServedOptions(d, rerank), run.States(i));
     if (candidates.empty()) continue;
     z->push_back(StandardisedFeatures(candidates));
     reward->emplace_back();
@@ -517,6 +530,61 @@ void RerankData(const std::vector<EvalDoc>& docs, const ModelRun& run, const Rer
       const RougeScores r = ScoreSummary(d, JoinAndCut(d.texts, c.units, 0));
       reward->back().push_back({r.rouge1.f, r.rouge2.f});
     }
+  }
+}
+
+// --rerank_dump: one JSON line per document with candidates: "z" (standardised features),
+// "reward" (ROUGE-1, ROUGE-2 F1); with unit states (run.states), also "units" (each
+// candidate's kept-unit indices), "states" (kept index -> state, for every unit in a
+// candidate) and "document" (the mean state of the content units: not headings, not fragments;
+// of every kept unit when none is content).
+void WriteRerankDump(const std::vector<EvalDoc>& docs, const ModelRun& run,
+                     const RerankConfig& rerank, std::ofstream& f) {
+  for (size_t i = 0; i < docs.size(); ++i) {
+    const EvalDoc& d = docs[i];
+    const auto candidates = SummaryCandidates(d.prepared, d.texts, run.scores[i],
+                                              ServedOptions(d, rerank), run.States(i));
+    if (candidates.empty()) continue;
+    nlohmann::json line = {{"z", StandardisedFeatures(candidates)}};
+    nlohmann::json& reward = line["reward"] = nlohmann::json::array();
+    for (const Candidate& c : candidates) {
+      const RougeScores r = ScoreSummary(d, JoinAndCut(d.texts, c.units, 0));
+      reward.push_back({r.rouge1.f, r.rouge2.f});
+    }
+    if (!run.states.empty() && run.states[i].state_size > 0) {
+      const DocumentScores& s = run.states[i];
+      const auto width = static_cast<size_t>(s.state_size);
+      auto state = [&](size_t u) {
+        std::vector<float> v(s.unit_states.begin() + static_cast<std::ptrdiff_t>(u * width),
+                             s.unit_states.begin() + static_cast<std::ptrdiff_t>((u + 1) * width));
+        for (float& x : v) x = std::round(x * 1e4f) / 1e4f;  // a smaller file
+        return v;
+      };
+      std::vector<double> mean(width, 0.0);
+      std::vector<bool> content(d.texts.size());
+      size_t count = 0;
+      for (size_t u = 0; u < d.texts.size(); ++u) {
+        content[u] = d.prepared.units[d.prepared.kept[u]].kind != UnitKind::kHeading &&
+                     !IsFragment(d.texts[u], d.words[u]);
+        count += content[u] ? 1 : 0;
+      }
+      for (size_t u = 0; u < d.texts.size(); ++u) {
+        if (!content[u] && count > 0) continue;
+        for (size_t j = 0; j < width; ++j) mean[j] += s.unit_states[(u * width) + j];
+      }
+      const double n = static_cast<double>(count > 0 ? count : d.texts.size());
+      for (double& x : mean) x /= n;
+      line["document"] = mean;
+      line["units"] = nlohmann::json::array();
+      std::map<std::string, std::vector<float>> states;
+      for (const Candidate& c : candidates) {
+        line["units"].push_back(c.units);
+        for (int32_t u : c.units) states.emplace(std::to_string(u), state(static_cast<size_t>(u)));
+      }
+      line["states"] = states;
+      line["words"] = d.words;
+    }
+    f << line.dump() << "\n";
   }
 }
 
@@ -685,7 +753,10 @@ int Run() {
   }
   const int pad = tok->pad_id();
 
-  const ModelRun run = RunModel(*ck, docs, pad, kPolicy);
+  const ModelRun run = RunModel(
+      *ck, docs, pad, kPolicy,
+      (!absl::GetFlag(FLAGS_rerank_dump).empty() && absl::GetFlag(FLAGS_rerank_dump_states)) ||
+          !absl::GetFlag(FLAGS_fit_rerank).empty());
   std::ofstream dump;
   if (!absl::GetFlag(FLAGS_dump).empty()) {
     dump.open(absl::GetFlag(FLAGS_dump));
@@ -709,14 +780,8 @@ int Run() {
   if (absl::GetFlag(FLAGS_selection_study)) PrintSelectionStudy(docs, run, &out);
   if (!absl::GetFlag(FLAGS_ensemble_with).empty()) PrintEnsembleStudy(*ck, docs, pad, run, &out);
   if (!absl::GetFlag(FLAGS_rerank_dump).empty()) {
-    const RerankConfig rerank = CandidateOptions();
-    std::vector<std::vector<std::array<double, kNumRerankFeatures>>> z;
-    std::vector<std::vector<std::array<double, 2>>> reward;
-    RerankData(docs, run, rerank, &z, &reward);
     std::ofstream f(absl::GetFlag(FLAGS_rerank_dump));
-    for (size_t i = 0; i < z.size(); ++i) {
-      f << nlohmann::json({{"z", z[i]}, {"reward", reward[i]}}).dump() << "\n";
-    }
+    WriteRerankDump(docs, run, CandidateOptions(), f);
   }
   if (!absl::GetFlag(FLAGS_fit_rerank).empty()) {
     // Candidates of the greedy-scored model: the fit starts from the network's own scores.

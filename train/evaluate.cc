@@ -49,9 +49,10 @@ SelectOptions ServedOptions(const EvalDoc& doc, const RerankConfig& rerank) {
 }
 
 std::string SummaryFromScores(const EvalDoc& doc, const std::vector<float>& scores,
-                              const RerankConfig& rerank) {
-  return JoinAndCut(doc.texts,
-                    SelectSummary(doc.prepared, doc.texts, scores, ServedOptions(doc, rerank)), 0);
+                              const RerankConfig& rerank, UnitStates states) {
+  return JoinAndCut(
+      doc.texts, SelectSummary(doc.prepared, doc.texts, scores, ServedOptions(doc, rerank), states),
+      0);
 }
 
 RougeScores ScoreSummary(const EvalDoc& doc, const std::string& summary) {

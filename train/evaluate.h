@@ -36,9 +36,10 @@ std::vector<EvalDoc> PrepareCorpus(const std::vector<CorpusRecord>& records,
 // the reference's word count (SelectSummary, the one policy the server applies: headings only
 // when nothing else, trigram blocking, whole units that fit), its units joined by newlines,
 // not cut. Scores a model and TextRank exactly as served. `rerank`: the model's
-// scoring.rerank (top_k 0, the default, for TextRank and for models without it).
+// scoring.rerank (top_k 0, the default, for TextRank and for models without it); `states` the
+// network's unit states, which its net_* features read.
 std::string SummaryFromScores(const EvalDoc& doc, const std::vector<float>& scores,
-                              const RerankConfig& rerank);
+                              const RerankConfig& rerank, UnitStates states = {});
 // The options SummaryFromScores selects with.
 SelectOptions ServedOptions(const EvalDoc& doc, const RerankConfig& rerank);
 // The given units joined and cut to the reference's word count: the classic protocol for the

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # rpsum-eval --fit_rerank (docs/design.md, section 2, "Selection"): on a small corpus with the
 # shipped model, the written checkpoint has the shipped weights and tokenizer byte for byte and a
-# config.json with the fitted scoring.rerank (11 named weights, top_k, max_units, the version
-# asked for, what it was fitted on); scored again by rpsum-eval, it serves exactly the fit's
+# config.json with the fitted scoring.rerank (17 named weights, the net_* ones fitted on the
+# network's unit states; top_k, max_units, the version asked for, what it was fitted on); scored
+# again by rpsum-eval, it serves exactly the fit's
 # reranked choice (the fit and SelectSummary agree), --no_rerank serves the fit's greedy one,
 # and the two differ. An unknown --rerank_features name is refused by name.
 #   rerank_test.sh RPSUM_EVAL MODEL_DIR
@@ -49,9 +50,12 @@ config = json.load(open(tmp + "/fitted/config.json"))
 fail = []
 rerank = config["scoring"].get("rerank", {})
 names = ["mean_score", "max_score", "min_score", "units", "fill", "document_cosine",
-         "title_share", "position", "first", "rank", "distinct"]
+         "title_share", "position", "first", "rank", "distinct", "net_coverage", "net_redundancy",
+         "net_max_redundancy", "net_coverage_units", "net_min_unit_cosine", "net_mean_unit_cosine"]
 if sorted(rerank.get("weights", {})) != sorted(names):
     fail.append("config weights: %s" % sorted(rerank.get("weights", {})))
+if not any(abs(w) > 1e-6 for n, w in rerank.get("weights", {}).items() if n.startswith("net_")):
+    fail.append("every net_* weight is 0: the fit read no unit states")
 if rerank.get("top_k") != 8 or rerank.get("max_units") != 6:
     fail.append("top_k / max_units: %s / %s" % (rerank.get("top_k"), rerank.get("max_units")))
 if config["version"] != "test-rerank":

@@ -234,9 +234,12 @@ RougeMean Validate(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int32
   RougeMean m;
   for (const EvalDoc& d : docs) {
     const int64_t k = ClipDistanceFor(ck.config, d.prepared.num_tokens());
-    auto scores = ScoreDocuments(ck, {&d.prepared}, k, pad);
+    const RerankConfig& rerank = ck.config.scoring.rerank;
+    auto scores = ScoreDocuments(ck, {&d.prepared}, k, pad, NeedsUnitStates(rerank));
     if (!scores.ok()) continue;
-    m.Add(ScoreSummary(d, SummaryFromScores(d, (*scores)[0].scores, ck.config.scoring.rerank)));
+    const DocumentScores& s = (*scores)[0];
+    m.Add(ScoreSummary(
+        d, SummaryFromScores(d, s.scores, rerank, {s.unit_states.data(), s.state_size})));
   }
   return m.Mean();
 }

@@ -168,6 +168,11 @@ at::Tensor ExtractiveScorerImpl::EncodeTokens(const ModelBatch& batch,
 
 at::Tensor ExtractiveScorerImpl::ScoreUnits(const at::Tensor& tokens, const ModelBatch& batch,
                                             const AttentionPlan& sentence_plan) {
+  return UnitLogits(EncodeUnits(tokens, batch, sentence_plan));
+}
+
+at::Tensor ExtractiveScorerImpl::EncodeUnits(const at::Tensor& tokens, const ModelBatch& batch,
+                                             const AttentionPlan& sentence_plan) {
   const int64_t b = tokens.size(0), d = tokens.size(2), s = batch.sentence_pos.size(1);
   at::Tensor sv = tokens.gather(1, batch.sentence_pos.unsqueeze(-1).expand({b, s, d}));
   if (feature_proj) {
@@ -186,7 +191,7 @@ at::Tensor ExtractiveScorerImpl::ScoreUnits(const at::Tensor& tokens, const Mode
   for (const auto& layer : *sentence_layers) {
     sv = layer->as<EncoderLayer>()->forward(sv, batch.sentence_valid, sentence_plan);
   }
-  return head(sentence_norm(sv)).squeeze(-1);
+  return sentence_norm(sv);
 }
 
 }  // namespace rpsum::model

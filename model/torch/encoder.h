@@ -79,6 +79,12 @@ class ExtractiveScorerImpl : public torch::nn::Module {
   at::Tensor EncodeTokens(const ModelBatch& batch, const AttentionPlan& token_plan);
   at::Tensor ScoreUnits(const at::Tensor& tokens, const ModelBatch& batch,
                         const AttentionPlan& sentence_plan);
+  // ScoreUnits in two halves: the unit states the head reads [B, S, D] (the unit layers'
+  // output after the final norm), then their logits [B, S]. Summary-level reranking reads the
+  // states (docs/design.md, section 2, "Selection").
+  at::Tensor EncodeUnits(const at::Tensor& tokens, const ModelBatch& batch,
+                         const AttentionPlan& sentence_plan);
+  at::Tensor UnitLogits(const at::Tensor& states) { return head(states).squeeze(-1); }
   // Gradient checkpointing of the token layers (training on long documents): each layer's
   // activations are dropped after the forward and recomputed in the backward, with the same
   // dropout masks. Saves memory, costs one more forward per layer.

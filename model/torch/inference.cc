@@ -101,7 +101,7 @@ ModelBatch MakeBatch(const std::vector<const PreparedDocument*>& docs, int32_t p
 
 absl::StatusOr<std::vector<DocumentScores>> ScoreDocuments(
     const Checkpoint& checkpoint, const std::vector<const PreparedDocument*>& docs, int64_t k,
-    int32_t pad_id) {
+    int32_t pad_id, bool with_states) {
   if (docs.empty()) return std::vector<DocumentScores>{};
   try {
     c10::InferenceMode guard;
@@ -126,11 +126,12 @@ absl::StatusOr<std::vector<DocumentScores>> ScoreDocuments(
         }
         if (group.empty()) continue;
         const ModelBatch batch = MakeBatch(group, pad_id, device);
-        const at::Tensor logits = scorer
-                                      ->forward(batch, TokenPlan(config, token_local, k),
-                                                SentencePlan(config, sentence_local))
-                                      .to(at::kCPU, at::kFloat)
-                                      .contiguous();
+        const at::Tensor states =
+            scorer->EncodeUnits(scorer->EncodeTokens(batch, TokenPlan(config, token_local, k)),
+                                batch, SentencePlan(config, sentence_local));
+        const at::Tensor logits = scorer->UnitLogits(states).to(at::kCPU, at::kFloat).contiguous();
+        const at::Tensor cpu_states =
+            with_states ? states.to(at::kCPU, at::kFloat).contiguous() : at::Tensor();
         for (size_t g = 0; g < group.size(); ++g) {
           const float* row = logits[static_cast<int64_t>(g)].data_ptr<float>();
           DocumentScores& d = out[members[g]];
@@ -138,6 +139,12 @@ absl::StatusOr<std::vector<DocumentScores>> ScoreDocuments(
                                   config.scoring);
           d.clip_distance = k;
           d.local_attention = token_local;
+          if (with_states) {
+            const int64_t width = cpu_states.size(2);
+            const float* s = cpu_states[static_cast<int64_t>(g)].data_ptr<float>();
+            d.unit_states.assign(s, s + (group[g]->kept.size() * width));
+            d.state_size = width;
+          }
         }
       }
     }

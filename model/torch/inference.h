@@ -28,10 +28,11 @@ ModelBatch MakeBatch(const std::vector<const PreparedDocument*>& docs, int32_t p
 // distance `k`. Documents whose own lengths call for different attention modes run in separate
 // forward passes, so a document's scores never depend on its batch partners. Exceptions (out
 // of memory, bad shapes) become Internal or ResourceExhausted statuses. Thread-compatible per
-// scorer: call from one worker thread at a time per Checkpoint.
+// scorer: call from one worker thread at a time per Checkpoint. With `with_states`, each
+// document's unit_states too.
 absl::StatusOr<std::vector<DocumentScores>> ScoreDocuments(
     const Checkpoint& checkpoint, const std::vector<const PreparedDocument*>& docs, int64_t k,
-    int32_t pad_id);
+    int32_t pad_id, bool with_states = false);
 
 }  // namespace rpsum::model
 

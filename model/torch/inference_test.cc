@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "model/document.h"
+#include "model/select.h"
 #include "model/summarizer.h"
 #include "model/torch/checkpoint.h"
 #include "testing/word_tokenizer.h"
@@ -161,6 +162,38 @@ TEST_F(InferenceTest, ShippedClipPolicyPicksAndRunsItsK) {
           << doc->num_tokens() << " tokens: k " << k << " vs " << other;
     }
   }
+}
+
+// with_states returns what the head reads: one state per kept unit, the same alone and in a
+// batch, the scores unchanged, and the head applied to the states gives the served scores.
+TEST_F(InferenceTest, UnitStatesAreWhatTheHeadReads) {
+  const auto doc = Doc(600);
+  const auto shorter = Doc(300);  // the same attention mode: one forward pass for both
+  const DocumentScores plain = Score({doc.get()}, 16)[0];
+  auto alone = ScoreDocuments(*checkpoint_, {doc.get()}, 16, tokenizer_->pad_id(), true);
+  auto batched =
+      ScoreDocuments(*checkpoint_, {shorter.get(), doc.get()}, 16, tokenizer_->pad_id(), true);
+  ASSERT_TRUE(alone.ok()) << alone.status();
+  ASSERT_TRUE(batched.ok()) << batched.status();
+  const DocumentScores& a = (*alone)[0];
+  const int64_t width = config().architecture.hidden_size;
+  ASSERT_EQ(a.state_size, width);
+  ASSERT_EQ(a.unit_states.size(), doc->kept.size() * width);
+  EXPECT_TRUE(plain.unit_states.empty());
+  EXPECT_EQ(plain.state_size, 0);
+  EXPECT_LE(MaxDiff(a.scores, plain.scores), 1e-6);
+  EXPECT_LE(MaxDiff((*batched)[1].unit_states, a.unit_states), 1e-4);
+
+  c10::InferenceMode guard;
+  const at::Tensor states =
+      at::from_blob(const_cast<float*>(a.unit_states.data()),
+                    {static_cast<int64_t>(doc->kept.size()), width}, at::kFloat)
+          .clone();
+  const at::Tensor logits = checkpoint_->scorer->UnitLogits(states).contiguous();
+  const float* l = logits.data_ptr<float>();
+  const std::vector<float> served =
+      ServedScores(*doc, std::vector<float>(l, l + doc->kept.size()), config().scoring);
+  EXPECT_LE(MaxDiff(served, a.scores), 1e-5);
 }
 
 }  // namespace

@@ -611,6 +611,42 @@ TEST(Server, TheModelReadsEachRequestsBudget) {
   }
 }
 
+// A model whose reranking reads the unit states (scoring.rerank's net_* weights, v2.4): the
+// service hands the states the model returned to the selection. Units 0 and 1 have the same
+// state, unit 2 another, unit 3 between them; weighting net_coverage alone chooses {0, 2}, where
+// the greedy selection (and a selection without the states) takes the two best units, {0, 1}.
+TEST(Server, TheSelectionReadsTheUnitStates) {
+  auto s = StartServer(HeldFake());
+  ASSERT_NE(s, nullptr);
+  model::RerankConfig& rerank = s->fake.mutable_description()->config.scoring.rerank;
+  rerank.top_k = 3;
+  rerank.max_units = 2;
+  rerank.weights.assign(model::kNumRerankFeatures, 0.0);
+  rerank.weights[model::kFirstNetRerankFeature] = 1;  // net_coverage
+  ASSERT_TRUE(model::NeedsUnitStates(rerank));
+  s->fake.set_states(
+      [](const model::PreparedDocument& d) {
+        const std::vector<float> four = {1, 0, 1, 0, 0, 1, 1, 1};
+        std::vector<float> out(d.kept.size() * 2, 0.f);
+        std::copy_n(four.begin(), std::min(out.size(), four.size()), out.begin());
+        return out;
+      },
+      2);
+  auto c = Connect(s->port);
+  const std::string doc =
+      "Alpha bravo charlie delta echo.\nFoxtrot golf hotel india juliet.\n"
+      "Kilo lima mike november oscar.\n"
+      "Papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu end.\n";
+  client::SummarizeOptions o;
+  o.max_words = 10;
+  auto r = c->Summarize(doc, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->input_sentences(), 4U);
+  std::vector<uint32_t> chosen;
+  for (const auto& sent : r->sentences()) chosen.push_back(sent.index());
+  EXPECT_EQ(chosen, (std::vector<uint32_t>{0, 2}));
+}
+
 TEST(Server, AFailingBatchFailsOnlyItsRequests) {
   auto s = StartServer(HeldFake());
   ASSERT_NE(s, nullptr);
