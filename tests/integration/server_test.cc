@@ -722,6 +722,45 @@ TEST(Server, RealModelFaultFailsOneBatchAndOutOfMemorySplitsAndRetries) {
 // this config) gets the same scores, and each response reports the attention mode and k its
 // own length ran with.
 #ifndef RPSUM_SPM_NO_DEEPBIND  // the real tokenizer: not in sanitizer builds (see StartServer)
+// The LibTorch summarizer computes the unit states exactly when its config's reranking reads
+// them (a net_* weight set), one state of the hidden size per kept unit; otherwise none.
+TEST(TorchSummarizer, ReturnsUnitStatesWhenTheRerankingReadsThem) {
+  const fs::path tiny = MakeTinyCheckpoint();
+  ASSERT_FALSE(tiny.empty());
+  const fs::path dir = tiny.string() + "_net";
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator(tiny)) {
+    fs::copy_file(e.path(), dir / e.path().filename(), fs::copy_options::overwrite_existing);
+  }
+  std::ifstream in(tiny / "config.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  auto config = model::ModelConfig::FromJson(text.str());
+  ASSERT_TRUE(config.ok()) << config.status();
+  config->scoring.rerank.top_k = 8;
+  config->scoring.rerank.weights.assign(model::kNumRerankFeatures, 0.0);
+  config->scoring.rerank.weights[0] = 1;
+  config->scoring.rerank.weights[model::kFirstNetRerankFeature] = 0.5;
+  std::ofstream(dir / "config.json", std::ios::trunc) << config->ToJson();
+  for (const bool reads : {false, true}) {
+    auto m = model::LoadTorchSummarizer((reads ? dir : tiny).string(), "cpu", 1);
+    ASSERT_TRUE(m.ok()) << m.status();
+    const std::string text = Document(12);  // the input views it
+    model::DocumentInput input;
+    input.document = text;
+    model::PrepareOptions o;
+    o.max_tokens_per_sentence = (*m)->description().config.tokenizer.max_tokens_per_sentence;
+    auto doc = model::Prepare(input, (*m)->tokenizer(), o);
+    ASSERT_TRUE(doc.ok()) << doc.status();
+    auto r = (*m)->Score({&*doc}, 4);
+    ASSERT_TRUE(r.ok()) << r.status();
+    const int64_t width = (*m)->description().config.architecture.hidden_size;
+    EXPECT_EQ((*r)[0].state_size, reads ? width : 0) << reads;
+    EXPECT_EQ((*r)[0].unit_states.size(), reads ? doc->kept.size() * width : 0) << reads;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(Server, AnswersDoNotDependOnTheBatch) {
   ServerSetup setup;
   setup.scheduler.max_batch_size = 4;
