@@ -248,19 +248,26 @@ void SummarizerService::HandleSummarize(CallInfo info, const v1::SummarizeReques
         Finish(call.get(), scores.status());
         return;
       }
-      const absl::Time s0 = clock_->Now();
-      const auto& desc = model_->description();
-      v1::SummarizeResponse* r = call->response;
-      FillSummary(call->plan, call->prepared, *scores, r);
-      FillModelIdentity(desc, r->mutable_model());
-      const absl::Time end = clock_->Now();
-      auto* t = r->mutable_timings();
-      t->set_prepare_us(absl::ToInt64Microseconds(call->prepared_at - call->start));
-      t->set_queue_us(absl::ToInt64Microseconds(info.queue_wait));
-      t->set_inference_us(absl::ToInt64Microseconds(info.inference));
-      t->set_select_us(absl::ToInt64Microseconds(end - s0));
-      t->set_total_us(absl::ToInt64Microseconds(end - call->start));
-      Finish(call.get(), absl::OkStatus());
+      // The selection (tens of milliseconds with a summary-level reranking) runs on the
+      // preparation pool, so the model's worker goes on to the next batch; inline only when the
+      // pool cannot take it (full or stopping), since the request must be answered.
+      auto result = std::make_shared<model::DocumentScores>(*std::move(scores));
+      auto select = [this, call, result, info] {
+        const absl::Time s0 = clock_->Now();
+        const auto& desc = model_->description();
+        v1::SummarizeResponse* r = call->response;
+        FillSummary(call->plan, call->prepared, *result, r);
+        FillModelIdentity(desc, r->mutable_model());
+        const absl::Time end = clock_->Now();
+        auto* t = r->mutable_timings();
+        t->set_prepare_us(absl::ToInt64Microseconds(call->prepared_at - call->start));
+        t->set_queue_us(absl::ToInt64Microseconds(info.queue_wait));
+        t->set_inference_us(absl::ToInt64Microseconds(info.inference));
+        t->set_select_us(absl::ToInt64Microseconds(end - s0));
+        t->set_total_us(absl::ToInt64Microseconds(end - call->start));
+        Finish(call.get(), absl::OkStatus());
+      };
+      if (!pool_->Schedule(select)) select();
     };
     const absl::Status submitted = scheduler_->Submit(std::move(job));
     if (!submitted.ok()) Finish(call.get(), submitted);

@@ -5,7 +5,8 @@
 # network's unit states; top_k, max_units, the version asked for, what it was fitted on); scored
 # again by rpsum-eval, it serves exactly the fit's
 # reranked choice (the fit and SelectSummary agree), --no_rerank serves the fit's greedy one,
-# and the two differ. An unknown --rerank_features name is refused by name.
+# and the two differ. The fit starts from the greedy selection (--no_rerank: the shipped model
+# reranks). An unknown --rerank_features name is refused by name.
 #   rerank_test.sh RPSUM_EVAL MODEL_DIR
 set -euo pipefail
 trap 'echo "FAIL: line $LINENO: \"$BASH_COMMAND\" exited $?" >&2' ERR
@@ -36,7 +37,7 @@ run() {  # NAME ARGS...: rpsum-eval on the corpus, JSON to $tmp/NAME.json
   "$eval_bin" --file "$tmp/docs.jsonl" --threads 1 --json "$tmp/$name.json" "$@" \
     >"$tmp/$name.md" 2>"$tmp/$name.err" || { echo "FAIL: rpsum-eval $*:"; cat "$tmp/$name.err"; exit 1; }
 }
-run fit --model "$model" --fit_rerank "$tmp/fitted" --rerank_version test-rerank
+run fit --model "$model" --no_rerank --fit_rerank "$tmp/fitted" --rerank_version test-rerank
 run served --model "$tmp/fitted"
 run greedy --model "$tmp/fitted" --no_rerank
 cmp "$model/weights.safetensors" "$tmp/fitted/weights.safetensors"
