@@ -1,11 +1,14 @@
 #include "model/select.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "model/document.h"
 
@@ -177,83 +180,186 @@ std::vector<int32_t> GreedySelection(const SelectionInputs& in,
   return chosen;
 }
 
-// A unit's words for the candidate features: its AsciiWords, content-word counts and word
-// trigrams (trigram blocking's, the same as SelectByScore's).
+// The document's words as integers, built once per document so that a candidate's features and
+// trigram checks touch no strings: each distinct AsciiWords word and word trigram gets an id.
 struct UnitWords {
   size_t words = 0;
-  std::vector<std::string> distinct;  // sorted
-  std::map<std::string, int64_t> content;
-  std::set<Trigram> trigrams;
+  std::vector<int32_t> distinct;                     // word ids, sorted, unique
+  std::vector<std::pair<int32_t, int64_t>> content;  // content word (4+ characters) id, count
+  std::vector<int32_t> trigrams;                     // trigram ids, sorted, unique
 };
 
-UnitWords MakeUnitWords(std::string_view text) {
-  UnitWords u;
-  std::vector<std::string> w = AsciiWords(text);
-  u.words = w.size();
-  for (const std::string& x : w) {
-    if (x.size() >= 4) ++u.content[x];
+struct DocumentWords {
+  std::vector<UnitWords> units;
+  std::vector<int64_t> content;  // the whole document's count of each content word id
+  size_t num_words = 0;
+  size_t num_trigrams = 0;
+};
+
+DocumentWords MakeDocumentWords(const std::vector<std::string_view>& texts) {
+  DocumentWords d;
+  std::map<std::string, int32_t> word_id;
+  std::map<std::array<int32_t, 3>, int32_t> trigram_id;
+  d.units.resize(texts.size());
+  for (size_t i = 0; i < texts.size(); ++i) {
+    UnitWords& u = d.units[i];
+    const std::vector<std::string> w = AsciiWords(texts[i]);
+    u.words = w.size();
+    std::vector<int32_t> ids(w.size());
+    std::map<int32_t, int64_t> content;
+    for (size_t k = 0; k < w.size(); ++k) {
+      ids[k] = word_id.emplace(w[k], static_cast<int32_t>(word_id.size())).first->second;
+      if (w[k].size() >= 4) ++content[ids[k]];
+    }
+    u.content.assign(content.begin(), content.end());
+    for (size_t k = 0; k + 3 <= ids.size(); ++k) {
+      const std::array<int32_t, 3> key = {ids[k], ids[k + 1], ids[k + 2]};
+      u.trigrams.push_back(
+          trigram_id.emplace(key, static_cast<int32_t>(trigram_id.size())).first->second);
+    }
+    std::sort(u.trigrams.begin(), u.trigrams.end());
+    u.trigrams.erase(std::unique(u.trigrams.begin(), u.trigrams.end()), u.trigrams.end());
+    u.distinct = std::move(ids);
+    std::sort(u.distinct.begin(), u.distinct.end());
+    u.distinct.erase(std::unique(u.distinct.begin(), u.distinct.end()), u.distinct.end());
   }
-  u.trigrams = WordTrigrams(w);
-  std::sort(w.begin(), w.end());
-  w.erase(std::unique(w.begin(), w.end()), w.end());
-  u.distinct = std::move(w);
-  return u;
+  d.num_words = word_id.size();
+  d.num_trigrams = trigram_id.size();
+  d.content.assign(d.num_words, 0);
+  for (const UnitWords& u : d.units) {
+    for (const auto& [id, c] : u.content) d.content[id] += c;
+  }
+  return d;
 }
 
-// The net_* features of one candidate (model/select.h Candidate): `units` its kept indices,
-// `words` their words, `document` the document's mean state.
-std::array<double, kNumRerankFeatures - kFirstNetRerankFeature> NetFeatures(
-    const UnitStates& states, const std::vector<int32_t>& units, const std::vector<int32_t>& words,
-    const std::vector<double>& document) {
-  const auto width = static_cast<size_t>(states.width);
-  auto row = [&](int32_t u) { return states.values + (static_cast<size_t>(u) * width); };
-  auto norm = [](const double* x, size_t n) {
+// The trigrams of one growing selection as stamps: trigram t is in selection s when
+// stamp[t] == s, so starting the next selection (Next) clears nothing.
+class TrigramSet {
+ public:
+  explicit TrigramSet(size_t num_trigrams) : stamp_(num_trigrams, 0) {}
+  void Next() { ++serial_; }
+  bool Shares(const std::vector<int32_t>& trigrams) const {
+    for (int32_t t : trigrams) {
+      if (stamp_[t] == serial_) return true;
+    }
+    return false;
+  }
+  void Insert(const std::vector<int32_t>& trigrams) {
+    for (int32_t t : trigrams) stamp_[t] = serial_;
+  }
+
+ private:
+  std::vector<int64_t> stamp_;
+  int64_t serial_ = 0;
+};
+
+// The network's unit states against the document's state, with what several candidates read
+// computed once per document: each unit's norm and cosine with the document, each pair's
+// cosine (when first asked for).
+class StateGeometry {
+ public:
+  StateGeometry(const UnitStates& states, size_t units, std::vector<double> document)
+      : states_(states),
+        width_(static_cast<size_t>(states.width)),
+        document_(std::move(document)),
+        document_norm_(Norm(document_.data())),
+        unit_norm_(units, -1.0),
+        document_cosine_(units, 0.0),
+        have_document_cosine_(units, false) {}
+
+  // The net_* features of one candidate (model/select.h Candidate): `units` its kept indices,
+  // ascending; `words` every kept unit's words.
+  std::array<double, kNumRerankFeatures - kFirstNetRerankFeature> Features(
+      const std::vector<int32_t>& units, const std::vector<int32_t>& words) {
+    std::vector<double> weighted(width_, 0.0), plain(width_, 0.0);
+    double total_words = 0;
+    for (int32_t u : units) {
+      const float* r = Row(u);
+      const double w = words[u];
+      total_words += w;
+      for (size_t j = 0; j < width_; ++j) {
+        weighted[j] += w * r[j];
+        plain[j] += r[j];
+      }
+    }
+    for (size_t j = 0; j < width_; ++j) {
+      weighted[j] /= std::max(total_words, 1.0);
+      plain[j] /= static_cast<double>(units.size());
+    }
+    double sum_pair = 0, max_pair = 0, min_unit = 1e30, sum_unit = 0;
+    size_t pairs = 0;
+    for (size_t a = 0; a < units.size(); ++a) {
+      const double c = DocumentCosine(units[a]);
+      min_unit = std::min(min_unit, c);
+      sum_unit += c;
+      for (size_t b = a + 1; b < units.size(); ++b) {
+        const double p = PairCosine(units[a], units[b]);
+        max_pair = pairs == 0 ? p : std::max(max_pair, p);
+        sum_pair += p;
+        ++pairs;
+      }
+    }
+    return {WithDocument(weighted.data(), Norm(weighted.data())),
+            pairs > 0 ? sum_pair / static_cast<double>(pairs) : 0.0,
+            max_pair,
+            WithDocument(plain.data(), Norm(plain.data())),
+            units.empty() ? 0.0 : min_unit,
+            units.empty() ? 0.0 : sum_unit / static_cast<double>(units.size())};
+  }
+
+ private:
+  const float* Row(int32_t u) const { return states_.values + (static_cast<size_t>(u) * width_); }
+
+  template <typename T>
+  double Norm(const T* x) const {
     double s = 0;
-    for (size_t j = 0; j < n; ++j) s += x[j] * x[j];
+    for (size_t j = 0; j < width_; ++j) s += static_cast<double>(x[j]) * static_cast<double>(x[j]);
     return std::max(std::sqrt(s), 1e-12);
-  };
-  auto cosine = [&](const std::vector<double>& a, const std::vector<double>& b) {
+  }
+
+  // Cosine of `x`, whose norm is `norm`, with the document's state.
+  template <typename T>
+  double WithDocument(const T* x, double norm) const {
     double dot = 0;
-    for (size_t j = 0; j < width; ++j) dot += a[j] * b[j];
-    return dot / (norm(a.data(), width) * norm(b.data(), width));
-  };
-  std::vector<std::vector<double>> unit(units.size(), std::vector<double>(width));
-  std::vector<double> weighted(width, 0.0), plain(width, 0.0);
-  double total_words = 0;
-  for (size_t k = 0; k < units.size(); ++k) {
-    const float* r = row(units[k]);
-    const double w = words[units[k]];
-    total_words += w;
-    for (size_t j = 0; j < width; ++j) {
-      unit[k][j] = r[j];
-      weighted[j] += w * r[j];
-      plain[j] += r[j];
+    for (size_t j = 0; j < width_; ++j) dot += static_cast<double>(x[j]) * document_[j];
+    return dot / (norm * document_norm_);
+  }
+
+  double UnitNorm(int32_t u) {
+    if (unit_norm_[u] < 0) unit_norm_[u] = Norm(Row(u));
+    return unit_norm_[u];
+  }
+
+  double DocumentCosine(int32_t u) {
+    if (!have_document_cosine_[u]) {
+      document_cosine_[u] = WithDocument(Row(u), UnitNorm(u));
+      have_document_cosine_[u] = true;
     }
+    return document_cosine_[u];
   }
-  for (size_t j = 0; j < width; ++j) {
-    weighted[j] /= std::max(total_words, 1.0);
-    plain[j] /= static_cast<double>(units.size());
-  }
-  double sum_pair = 0, max_pair = 0, min_unit = 1e30, sum_unit = 0;
-  size_t pairs = 0;
-  for (size_t a = 0; a < units.size(); ++a) {
-    const double c = cosine(unit[a], document);
-    min_unit = std::min(min_unit, c);
-    sum_unit += c;
-    for (size_t b = a + 1; b < units.size(); ++b) {
-      const double p = cosine(unit[a], unit[b]);
-      max_pair = pairs == 0 ? p : std::max(max_pair, p);
-      sum_pair += p;
-      ++pairs;
+
+  double PairCosine(int32_t a, int32_t b) {
+    auto [it, added] = pair_cosine_.emplace(std::make_pair(a, b), 0.0);
+    if (added) {
+      const float* x = Row(a);
+      const float* y = Row(b);
+      double dot = 0;
+      for (size_t j = 0; j < width_; ++j) {
+        dot += static_cast<double>(x[j]) * static_cast<double>(y[j]);
+      }
+      it->second = dot / (UnitNorm(a) * UnitNorm(b));
     }
+    return it->second;
   }
-  return {cosine(weighted, document),
-          pairs > 0 ? sum_pair / static_cast<double>(pairs) : 0.0,
-          max_pair,
-          cosine(plain, document),
-          units.empty() ? 0.0 : min_unit,
-          units.empty() ? 0.0 : sum_unit / static_cast<double>(units.size())};
-}
+
+  UnitStates states_;
+  size_t width_;
+  std::vector<double> document_;
+  double document_norm_;
+  std::vector<double> unit_norm_, document_cosine_;
+  std::vector<bool> have_document_cosine_;
+  std::map<std::pair<int32_t, int32_t>, double> pair_cosine_;
+};
 
 }  // namespace
 
@@ -278,14 +384,10 @@ std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
   for (size_t r = 0; r < order.size(); ++r) rank[order[r]] = static_cast<int32_t>(r);
   const size_t top = std::min(order.size(), static_cast<size_t>(o.rerank.top_k));
 
-  std::vector<UnitWords> units(n);
-  std::map<std::string, int64_t> document;
-  for (int32_t i = 0; i < n; ++i) {
-    units[i] = MakeUnitWords(texts[i]);
-    for (const auto& [w, c] : units[i].content) document[w] += c;
-  }
+  const DocumentWords dw = MakeDocumentWords(texts);
+  const std::vector<UnitWords>& units = dw.units;
   double document_sq = 0;
-  for (const auto& [w, c] : document) document_sq += static_cast<double>(c) * c;
+  for (int64_t c : dw.content) document_sq += static_cast<double>(c) * c;
   // The document's state: the mean over its content units (every unit when none is content).
   std::vector<double> document_state;
   if (!states.empty()) {
@@ -304,6 +406,7 @@ std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
   std::vector<std::vector<int32_t>> sets = {GreedySelection(in, texts)};
   std::set<std::vector<int32_t>> seen_sets = {sets[0]};
   const size_t max_units = std::min(top, static_cast<size_t>(o.rerank.max_units));
+  TrigramSet tri(dw.num_trigrams);
   std::vector<size_t> pick;  // positions in `order` of the subset's members, increasing
   for (size_t m = 1; m <= max_units; ++m) {
     pick.resize(m);
@@ -312,15 +415,15 @@ std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
       int64_t used = 0;
       for (size_t p : pick) used += in.words[order[p]];
       bool ok = m == 1 || static_cast<double>(used) <= limit;
-      std::set<Trigram> tri;
+      tri.Next();
       if (ok && o.trigram_blocking) {
         for (size_t p : pick) {
           const auto& t = units[order[p]].trigrams;
-          if (SharesTrigram(t, tri)) {
+          if (tri.Shares(t)) {
             ok = false;
             break;
           }
-          tri.insert(t.begin(), t.end());
+          tri.Insert(t);
         }
       }
       if (ok) {
@@ -332,8 +435,8 @@ std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
           const int32_t i = order[r];
           if (static_cast<double>(used + in.words[i]) > limit) continue;
           if (o.trigram_blocking) {
-            if (SharesTrigram(units[i].trigrams, tri)) continue;
-            tri.insert(units[i].trigrams.begin(), units[i].trigrams.end());
+            if (tri.Shares(units[i].trigrams)) continue;
+            tri.Insert(units[i].trigrams);
           }
           chosen.push_back(i);
           used += in.words[i];
@@ -350,15 +453,22 @@ std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
     }
   }
 
+  std::optional<StateGeometry> geometry;
+  if (!states.empty()) geometry.emplace(states, static_cast<size_t>(n), document_state);
+  // A candidate's content-word counts and distinct words, in arrays over the document's word
+  // ids reset through `touched` (distinct: stamped with the candidate's number).
+  std::vector<int64_t> content(dw.num_words, 0);
+  std::vector<int64_t> stamp(dw.num_words, -1);
+  std::vector<int32_t> touched;
   std::vector<Candidate> out;
   out.reserve(sets.size());
   for (auto& set : sets) {
+    const auto serial = static_cast<int64_t>(out.size());
     Candidate c;
     double words = 0, score_words = 0, title = 0, position = 0, ranks = 0;
     double max_score = -1e30, min_score = 1e30;
-    size_t tokens = 0;
-    std::map<std::string, int64_t> content;
-    std::set<std::string> distinct;
+    size_t tokens = 0, distinct = 0;
+    touched.clear();
     for (int32_t i : set) {
       const double w = in.words[i];
       words += w;
@@ -371,13 +481,24 @@ std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
       position += static_cast<double>(i) / n;
       ranks += rank[i];
       tokens += units[i].words;
-      for (const auto& [x, k] : units[i].content) content[x] += k;
-      distinct.insert(units[i].distinct.begin(), units[i].distinct.end());
+      for (const auto& [x, k] : units[i].content) {
+        if (content[x] == 0) touched.push_back(x);
+        content[x] += k;
+      }
+      for (int32_t x : units[i].distinct) {
+        if (stamp[x] != serial) {
+          stamp[x] = serial;
+          ++distinct;
+        }
+      }
     }
+    // Sums of products of word counts: exact in doubles, so the order does not matter.
     double dot = 0, own_sq = 0;
-    for (const auto& [x, k] : content) {
-      dot += static_cast<double>(k) * static_cast<double>(document.at(x));
+    for (int32_t x : touched) {
+      const int64_t k = content[x];
+      dot += static_cast<double>(k) * static_cast<double>(dw.content[x]);
       own_sq += static_cast<double>(k) * k;
+      content[x] = 0;
     }
     const double count = static_cast<double>(set.size());
     c.features = {words > 0 ? score_words / words : 0.0,
@@ -390,9 +511,9 @@ std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
                   position / count,
                   static_cast<double>(set.front()) / n,
                   ranks / count,
-                  tokens > 0 ? static_cast<double>(distinct.size()) / tokens : 0.0};
-    if (!states.empty()) {
-      const auto net = NetFeatures(states, set, in.words, document_state);
+                  tokens > 0 ? static_cast<double>(distinct) / tokens : 0.0};
+    if (geometry) {
+      const auto net = geometry->Features(set, in.words);
       std::copy(net.begin(), net.end(), c.features.begin() + kFirstNetRerankFeature);
     }
     c.units = std::move(set);

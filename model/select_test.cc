@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <numeric>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -341,6 +344,94 @@ TEST(SummaryCandidates, NetFeaturesFromTheUnitStates) {
   EXPECT_FALSE(NeedsUnitStates(r));
   r.weights[0] = 1;
   EXPECT_FALSE(NeedsUnitStates(r));
+}
+
+// Every candidate's word and state features are its own, however many candidates came before it
+// (the per-document word ids, count arrays and cosine caches carry nothing from one candidate to
+// the next): each one recomputed from its units' texts and states alone.
+TEST(SummaryCandidates, EveryCandidatesFeaturesAreItsOwn) {
+  const Doc d = PrepareText(
+      "Cache entries expire after ten minutes of idle time.\nThe index keeps entries sorted by "
+      "expiry time.\nWorkers read the index without locks.\nEach worker owns a shard of the "
+      "cache.\nShards rebalance when workers join.\nThe index is rebuilt nightly from the log.\n");
+  const size_t n = d.texts.size();
+  ASSERT_EQ(n, 6U);
+  const std::vector<float> scores = {0.9f, 0.85f, 0.8f, 0.7f, 0.6f, 0.5f};
+  const int64_t width = 3;
+  std::vector<float> states(n * width);
+  for (size_t k = 0; k < states.size(); ++k) states[k] = std::sin(1.0 + 0.7 * k);
+  SelectOptions o = RerankOptions(30, {1});
+  o.rerank.top_k = 5;
+  o.rerank.max_units = 3;
+  const auto c = SummaryCandidates(d.prepared, d.texts, scores, o, {states.data(), width});
+  ASSERT_GT(c.size(), 10U);
+  auto content = [&](const std::vector<int32_t>& units) {
+    std::map<std::string, double> m;
+    for (int32_t u : units) {
+      for (const std::string& w : AsciiWords(d.texts[u])) {
+        if (w.size() >= 4) m[w] += 1;
+      }
+    }
+    return m;
+  };
+  auto norm = [](const std::vector<double>& x) {
+    double s = 0;
+    for (double v : x) s += v * v;
+    return std::sqrt(s);
+  };
+  auto cosine = [&](const std::vector<double>& a, const std::vector<double>& b) {
+    double dot = 0;
+    for (size_t j = 0; j < a.size(); ++j) dot += a[j] * b[j];
+    return dot / (norm(a) * norm(b));
+  };
+  auto state = [&](int32_t u) {
+    return std::vector<double>(states.begin() + u * width, states.begin() + (u + 1) * width);
+  };
+  std::vector<int32_t> all(n);
+  std::iota(all.begin(), all.end(), 0);
+  const auto document = content(all);
+  std::vector<double> document_state(width, 0.0);
+  for (int32_t u : all) {
+    for (int64_t j = 0; j < width; ++j) document_state[j] += state(u)[j] / n;
+  }
+  for (const Candidate& x : c) {
+    const auto own = content(x.units);
+    double dot = 0, own_sq = 0, doc_sq = 0;
+    for (const auto& [w, k] : own) dot += k * document.at(w), own_sq += k * k;
+    for (const auto& [w, k] : document) doc_sq += k * k;
+    EXPECT_NEAR(x.features[5], dot / std::sqrt(own_sq * doc_sq), 1e-12);  // document_cosine
+    std::set<std::string> distinct;
+    double tokens = 0;
+    std::vector<double> weighted(width, 0.0), plain(width, 0.0);
+    double words = 0, pairs = 0, sum_pair = 0, max_pair = -2, min_unit = 2, sum_unit = 0;
+    for (size_t a = 0; a < x.units.size(); ++a) {
+      const int32_t u = x.units[a];
+      const auto w = AsciiWords(d.texts[u]);
+      distinct.insert(w.begin(), w.end());
+      tokens += w.size();
+      const double uw = d.prepared.units[d.prepared.kept[u]].words;
+      words += uw;
+      for (int64_t j = 0; j < width; ++j) {
+        weighted[j] += uw * state(u)[j];
+        plain[j] += state(u)[j] / x.units.size();
+      }
+      min_unit = std::min(min_unit, cosine(state(u), document_state));
+      sum_unit += cosine(state(u), document_state);
+      for (size_t b = a + 1; b < x.units.size(); ++b) {
+        const double p = cosine(state(u), state(x.units[b]));
+        sum_pair += p, max_pair = std::max(max_pair, p), pairs += 1;
+      }
+    }
+    EXPECT_NEAR(x.features[10], distinct.size() / tokens, 1e-12);  // distinct
+    const int f = kFirstNetRerankFeature;
+    for (double& v : weighted) v /= words;
+    EXPECT_NEAR(x.features[f + 0], cosine(weighted, document_state), 1e-9);
+    EXPECT_NEAR(x.features[f + 1], pairs > 0 ? sum_pair / pairs : 0.0, 1e-9);
+    EXPECT_NEAR(x.features[f + 2], pairs > 0 ? max_pair : 0.0, 1e-9);
+    EXPECT_NEAR(x.features[f + 3], cosine(plain, document_state), 1e-9);
+    EXPECT_NEAR(x.features[f + 4], min_unit, 1e-9);
+    EXPECT_NEAR(x.features[f + 5], sum_unit / x.units.size(), 1e-9);
+  }
 }
 
 }  // namespace
