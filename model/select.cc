@@ -144,16 +144,25 @@ struct SelectionInputs {
   SelectOptions options;
 };
 
+// Whether each kept unit is content: not a heading, not a fragment (IsFragment).
+std::vector<bool> ContentUnits(const PreparedDocument& doc,
+                               const std::vector<std::string_view>& texts) {
+  std::vector<bool> content(doc.kept.size());
+  for (size_t i = 0; i < content.size(); ++i) {
+    const Unit& u = doc.units[doc.kept[i]];
+    content[i] = u.kind != UnitKind::kHeading && !IsFragment(texts[i], u.words);
+  }
+  return content;
+}
+
 SelectionInputs MakeInputs(const PreparedDocument& doc, const std::vector<std::string_view>& texts,
                            const std::vector<float>& scores, SelectOptions o) {
   SelectionInputs in;
   const size_t n = doc.kept.size();
   in.words.resize(n);
-  std::vector<bool> content(n);
+  const std::vector<bool> content = ContentUnits(doc, texts);
   for (size_t i = 0; i < n; ++i) {
-    const Unit& u = doc.units[doc.kept[i]];
-    in.words[i] = u.words;
-    content[i] = u.kind != UnitKind::kHeading && !IsFragment(texts[i], u.words);
+    in.words[i] = doc.units[doc.kept[i]].words;
     in.any_content = in.any_content || content[i];
   }
   if (o.budget.kind == Budget::Kind::kRatio) {
@@ -363,6 +372,24 @@ class StateGeometry {
 
 }  // namespace
 
+std::vector<double> DocumentState(const PreparedDocument& doc,
+                                  const std::vector<std::string_view>& texts, UnitStates states) {
+  if (states.empty()) return {};
+  const std::vector<bool> content = ContentUnits(doc, texts);
+  const bool any_content = std::find(content.begin(), content.end(), true) != content.end();
+  const auto width = static_cast<size_t>(states.width);
+  std::vector<double> mean(width, 0.0);
+  size_t count = 0;
+  for (size_t i = 0; i < content.size(); ++i) {
+    if (any_content && !content[i]) continue;
+    const float* r = states.values + (i * width);
+    for (size_t j = 0; j < width; ++j) mean[j] += r[j];
+    ++count;
+  }
+  for (double& x : mean) x /= static_cast<double>(std::max<size_t>(count, 1));
+  return mean;
+}
+
 std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
                                          const std::vector<std::string_view>& texts,
                                          const std::vector<float>& scores,
@@ -388,20 +415,7 @@ std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
   const std::vector<UnitWords>& units = dw.units;
   double document_sq = 0;
   for (int64_t c : dw.content) document_sq += static_cast<double>(c) * c;
-  // The document's state: the mean over its content units (every unit when none is content).
-  std::vector<double> document_state;
-  if (!states.empty()) {
-    const auto width = static_cast<size_t>(states.width);
-    document_state.assign(width, 0.0);
-    size_t count = 0;
-    for (int32_t i = 0; i < n; ++i) {
-      if (in.any_content && in.ranked[i] < 0) continue;
-      const float* r = states.values + (static_cast<size_t>(i) * width);
-      for (size_t j = 0; j < width; ++j) document_state[j] += r[j];
-      ++count;
-    }
-    for (double& x : document_state) x /= static_cast<double>(std::max<size_t>(count, 1));
-  }
+  const std::vector<double> document_state = DocumentState(doc, texts, states);
 
   std::vector<std::vector<int32_t>> sets = {GreedySelection(in, texts)};
   std::set<std::vector<int32_t>> seen_sets = {sets[0]};

@@ -81,6 +81,12 @@ std::vector<int32_t> SelectSummary(const PreparedDocument& doc,
 // headings), since the summary's own words are not known before the selection.
 double BudgetWords(const Budget& budget, const PreparedDocument& doc);
 
+// The document's state that the net_* features compare with (Candidate): the mean state of its
+// content units (not headings or fragments), of every kept unit when none is content. Empty
+// without states.
+std::vector<double> DocumentState(const PreparedDocument& doc,
+                                  const std::vector<std::string_view>& texts, UnitStates states);
+
 // One candidate summary of the reranking: kept-unit indices, ascending, and its features in
 // kRerankFeatureNames order (model/model_config.h), before standardisation:
 //   mean_score, max_score, min_score: the units' served scores (the mean weighted by words);

@@ -536,8 +536,7 @@ void RerankData(const std::vector<EvalDoc>& docs, const ModelRun& run, const Rer
 // --rerank_dump: one JSON line per document with candidates: "z" (standardised features),
 // "reward" (ROUGE-1, ROUGE-2 F1); with unit states (run.states), also "units" (each
 // candidate's kept-unit indices), "states" (kept index -> state, for every unit in a
-// candidate) and "document" (the mean state of the content units: not headings, not fragments;
-// of every kept unit when none is content).
+// candidate) and "document" (model::DocumentState, what the net_* features compare with).
 void WriteRerankDump(const std::vector<EvalDoc>& docs, const ModelRun& run,
                      const RerankConfig& rerank, std::ofstream& f) {
   for (size_t i = 0; i < docs.size(); ++i) {
@@ -560,21 +559,7 @@ void WriteRerankDump(const std::vector<EvalDoc>& docs, const ModelRun& run,
         for (float& x : v) x = std::round(x * 1e4f) / 1e4f;  // a smaller file
         return v;
       };
-      std::vector<double> mean(width, 0.0);
-      std::vector<bool> content(d.texts.size());
-      size_t count = 0;
-      for (size_t u = 0; u < d.texts.size(); ++u) {
-        content[u] = d.prepared.units[d.prepared.kept[u]].kind != UnitKind::kHeading &&
-                     !IsFragment(d.texts[u], d.words[u]);
-        count += content[u] ? 1 : 0;
-      }
-      for (size_t u = 0; u < d.texts.size(); ++u) {
-        if (!content[u] && count > 0) continue;
-        for (size_t j = 0; j < width; ++j) mean[j] += s.unit_states[(u * width) + j];
-      }
-      const double n = static_cast<double>(count > 0 ? count : d.texts.size());
-      for (double& x : mean) x /= n;
-      line["document"] = mean;
+      line["document"] = DocumentState(d.prepared, d.texts, run.States(i));
       line["units"] = nlohmann::json::array();
       std::map<std::string, std::vector<float>> states;
       for (const Candidate& c : candidates) {
