@@ -111,9 +111,6 @@ struct RerankConfig {
   int64_t top_k = 0;  // 0: off (the greedy selection alone, models before v2.3)
   int64_t max_units = 6;
   std::vector<double> weights;  // kNumRerankFeatures, when top_k > 0
-  // Also the lead-like candidates (model/select.h SummaryCandidates); not in config.json, set by
-  // rpsum-eval --rerank_lead for the study in models/experiments/rerank-lead.
-  bool lead_candidates = false;
 };
 
 // Whether selecting under `rerank` reads the network's unit states (a net_* weight is not 0).

@@ -467,48 +467,6 @@ std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
     }
   }
 
-  // The lead-like sets (an experiment: models/experiments/rerank-lead).
-  std::map<size_t, uint8_t> lead_kinds;  // index in `sets` -> kinds
-  if (o.rerank.lead_candidates && !order.empty()) {
-    std::vector<int32_t> content_order;  // content units in document order
-    for (int32_t i = 0; i < n; ++i) {
-      if (in.ranked[i] >= 0 || !in.any_content) content_order.push_back(i);
-    }
-    auto add = [&](std::vector<int32_t> chosen, uint8_t kind) {
-      std::sort(chosen.begin(), chosen.end());
-      auto at = std::find(sets.begin(), sets.end(), chosen);
-      if (at == sets.end()) {
-        seen_sets.insert(chosen);
-        sets.push_back(std::move(chosen));
-        at = sets.end() - 1;
-      }
-      lead_kinds[static_cast<size_t>(at - sets.begin())] |= kind;
-    };
-    // Fills `chosen` (`used` words) from `from` in its order by SelectByScore's rule.
-    auto fill = [&](std::vector<int32_t>* chosen, int64_t used, const std::vector<int32_t>& from) {
-      tri.Next();
-      for (int32_t i : *chosen) tri.Insert(units[i].trigrams);
-      for (int32_t i : from) {
-        if (static_cast<double>(used) >= limit) break;
-        if (std::find(chosen->begin(), chosen->end(), i) != chosen->end()) continue;
-        if (static_cast<double>(used + in.words[i]) > limit) continue;
-        if (o.trigram_blocking) {
-          if (tri.Shares(units[i].trigrams)) continue;
-          tri.Insert(units[i].trigrams);
-        }
-        chosen->push_back(i);
-        used += in.words[i];
-      }
-    };
-    const int32_t first = content_order.front();
-    std::vector<int32_t> lead = {first};
-    fill(&lead, in.words[first], content_order);
-    add(lead, kLeadSet);
-    std::vector<int32_t> first_plus = {first};
-    fill(&first_plus, in.words[first], order);
-    add(first_plus, kFirstPlusSet);
-  }
-
   std::optional<StateGeometry> geometry;
   if (!states.empty()) geometry.emplace(states, static_cast<size_t>(n), document_state);
   // A candidate's content-word counts and distinct words, in arrays over the document's word
@@ -572,7 +530,6 @@ std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
       const auto net = geometry->Features(set, in.words);
       std::copy(net.begin(), net.end(), c.features.begin() + kFirstNetRerankFeature);
     }
-    if (auto k = lead_kinds.find(out.size()); k != lead_kinds.end()) c.lead_kinds = k->second;
     c.units = std::move(set);
     out.push_back(std::move(c));
   }

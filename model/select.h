@@ -108,21 +108,13 @@ std::vector<double> DocumentState(const PreparedDocument& doc,
 struct Candidate {
   std::vector<int32_t> units;
   std::array<double, kNumRerankFeatures> features{};
-  // With options.rerank.lead_candidates, which lead-like sets this one also is: kLeadSet,
-  // kFirstPlusSet (a candidate built otherwise may equal one; duplicates are kept once).
-  uint8_t lead_kinds = 0;
 };
-inline constexpr uint8_t kLeadSet = 1;
-inline constexpr uint8_t kFirstPlusSet = 2;
 
 // The candidates SelectSummary reranks under a word budget: [0] is the greedy selection
 // (SelectByScore); then every subset of the options.rerank.top_k best content units with at most
 // options.rerank.max_units members that fits the budget (a single unit always) and has no
 // trigram shared between two members (with trigram blocking), filled by SelectByScore's rule
-// from the units ranked below the top_k; with options.rerank.lead_candidates also the lead set
-// (content units in document order, each that fits, the first always, trigram blocking) and the
-// first-plus set (the first content unit, then SelectByScore's rule over the others); duplicates
-// dropped. Deterministic and per document.
+// from the units ranked below the top_k; duplicates dropped. Deterministic and per document.
 // Empty when reranking is off or the budget is not in words.
 std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
                                          const std::vector<std::string_view>& texts,

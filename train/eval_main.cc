@@ -78,9 +78,6 @@ ABSL_FLAG(int, rerank_max_units, 6, "--fit_rerank: at most this many of them");
 ABSL_FLAG(std::string, rerank_dump, "",
           "write each document's reranking candidates (standardised features, ROUGE-1 and "
           "ROUGE-2 F1) here as JSON lines (with --rerank_top_k, --rerank_max_units)");
-ABSL_FLAG(bool, rerank_lead, false,
-          "--rerank_dump, --fit_rerank: also the lead-like candidates (RerankConfig::"
-          "lead_candidates; models/experiments/rerank-lead)");
 ABSL_FLAG(bool, rerank_dump_states, false,
           "--rerank_dump: also write each candidate's units and the network's unit states (the "
           "head's input) of every unit in a candidate, with the mean state of the document's "
@@ -537,10 +534,8 @@ void RerankData(const std::vector<EvalDoc>& docs, const ModelRun& run, const Rer
 }
 
 // --rerank_dump: one JSON line per document with candidates: "z" (standardised features),
-// "reward" (ROUGE-1, ROUGE-2 F1); with --rerank_lead also "x" (the features before
-// standardisation), "kinds" (Candidate::lead_kinds) and "pool" (how many of them the
-// pool without the lead-like candidates has: the first ones); with unit states (run.states), also
-// "units" (each candidate's kept-unit indices), "states" (kept index -> state, for every unit in a
+// "reward" (ROUGE-1, ROUGE-2 F1); with unit states (run.states), also "units" (each
+// candidate's kept-unit indices), "states" (kept index -> state, for every unit in a
 // candidate) and "document" (model::DocumentState, what the net_* features compare with).
 void WriteRerankDump(const std::vector<EvalDoc>& docs, const ModelRun& run,
                      const RerankConfig& rerank, std::ofstream& f) {
@@ -550,19 +545,6 @@ void WriteRerankDump(const std::vector<EvalDoc>& docs, const ModelRun& run,
                                               ServedOptions(d, rerank), run.States(i));
     if (candidates.empty()) continue;
     nlohmann::json line = {{"z", StandardisedFeatures(candidates)}};
-    if (rerank.lead_candidates) {
-      line["x"] = nlohmann::json::array();
-      line["kinds"] = nlohmann::json::array();
-      for (const Candidate& c : candidates) {
-        line["x"].push_back(c.features);
-        line["kinds"].push_back(c.lead_kinds);
-      }
-      RerankConfig without = rerank;  // the pool without them: its first "pool" candidates
-      without.lead_candidates = false;
-      line["pool"] = SummaryCandidates(d.prepared, d.texts, run.scores[i],
-                                       ServedOptions(d, without), run.States(i))
-                         .size();
-    }
     nlohmann::json& reward = line["reward"] = nlohmann::json::array();
     for (const Candidate& c : candidates) {
       const RougeScores r = ScoreSummary(d, JoinAndCut(d.texts, c.units, 0));
@@ -713,7 +695,6 @@ RerankConfig CandidateOptions() {
   RerankConfig r;
   r.top_k = absl::GetFlag(FLAGS_rerank_top_k);
   r.max_units = absl::GetFlag(FLAGS_rerank_max_units);
-  r.lead_candidates = absl::GetFlag(FLAGS_rerank_lead);
   return r;
 }
 

@@ -1,0 +1,98 @@
+"""Lead-like candidates in v2.4's reranking pool: 5-fold CV on the training dump of
+`rpsum-eval --rerank_lead --rerank_dump` (cv.sh). The objective, folds and fit of
+rerank-net/cv2.py (expected R1+R2 under softmax(w.z/0.1), L2, 300 full-batch Adam steps, lr
+0.05, from mean_score = 1); features standardised over each pool as model::StandardisedFeatures.
+  cv4.py TRAIN.jsonl [design ...]"""
+import json, sys
+import torch
+torch.set_num_threads(2)
+
+def std(x):  # [C, F] -> standardised over candidates (sd over n-1, +1e-6)
+    if x.shape[0] < 2: return torch.zeros_like(x)
+    return (x - x.mean(0)) / (x.std(0, unbiased=True) + 1e-6)
+
+def load(path):
+    docs = []
+    for line in open(path):
+        d = json.loads(line)
+        kinds = torch.tensor(d["kinds"], dtype=torch.int64)
+        x = torch.tensor(d["x"], dtype=torch.float64)
+        lead = (kinds & 1 > 0).double()[:, None]
+        first = (kinds & 2 > 0).double()[:, None]
+        docs.append({"x": torch.cat([x, lead, first], 1), "kinds": kinds, "pool": d["pool"],
+                     "r": torch.tensor(d["reward"], dtype=torch.float64)})
+    return docs
+
+def members(d, pool):
+    n = d["x"].shape[0]
+    idx = list(range(d["pool"]))
+    for i in range(d["pool"], n):
+        k = int(d["kinds"][i])
+        if pool == "L+F" or (pool == "L" and k & 1): idx.append(i)
+    return idx
+
+H3 = [0, 3, 5]; NET6 = list(range(11, 17)); POS = [7, 8]; IND = [17, 18]
+D = {
+  "base: hand3+net6 (v2.4)": ("base", H3 + NET6),
+  "+L: hand3+net6": ("L", H3 + NET6),
+  "+L: hand3+net6+position+first": ("L", H3 + NET6 + POS),
+  "+L: hand3+net6+position+first+is_lead": ("L", H3 + NET6 + POS + [17]),
+  "+L+F: hand3+net6": ("L+F", H3 + NET6),
+  "+L+F: hand3+net6+position+first+is_lead+is_first": ("L+F", H3 + NET6 + POS + IND),
+}
+
+def fit(xs, rs, l2=0.01, steps=300):
+    w_max = max(x.shape[0] for x in xs); Fd = xs[0].shape[1]
+    X = torch.zeros(len(xs), w_max, Fd, dtype=torch.float64)
+    Y = torch.zeros(len(xs), w_max, dtype=torch.float64)
+    V = torch.zeros(len(xs), w_max, dtype=torch.bool)
+    for i, (x, r) in enumerate(zip(xs, rs)):
+        X[i, :x.shape[0]] = x; Y[i, :x.shape[0]] = r.sum(1); V[i, :x.shape[0]] = True
+    w = torch.zeros(Fd, dtype=torch.float64); w[0] = 1.0; w.requires_grad_(True)
+    opt = torch.optim.Adam([w], lr=0.05)
+    for _ in range(steps):
+        opt.zero_grad()
+        logits = (X @ w).div(0.1).masked_fill(~V, -1e9)
+        loss = -(torch.softmax(logits, 1) * Y).sum(1).mean() + l2 * (w * w).sum()
+        loss.backward(); opt.step()
+    return w.detach()
+
+def choose(xs, rs, w):
+    r1 = r2 = 0.0
+    for x, r in zip(xs, rs):
+        s = x @ w; k = int(torch.argmax(s))
+        if s[k] <= s[0]: k = 0
+        r1 += r[k, 0].item(); r2 += r[k, 1].item()
+    return 100 * r1 / len(xs), 100 * r2 / len(xs)
+
+if __name__ == "__main__":
+    docs = load(sys.argv[1])
+    n = len(docs)
+    print(f"{n} training documents, 5 folds")
+    for pool in ["base", "L", "L+F"]:
+        c1 = c2 = 0.0
+        for d in docs:
+            r = d["r"][members(d, pool)]
+            b = r.sum(1).argmax(); c1 += r[b, 0].item(); c2 += r[b, 1].item()
+        print(f"ceiling of pool {pool}: {100 * c1 / n:.2f} / {100 * c2 / n:.2f}")
+    lead1 = 100 * sum(d["r"][(d["kinds"] & 1 > 0).nonzero()[0, 0], 0].item() for d in docs) / n
+    lead2 = 100 * sum(d["r"][(d["kinds"] & 1 > 0).nonzero()[0, 0], 1].item() for d in docs) / n
+    print(f"the lead candidate alone: {lead1:.2f} / {lead2:.2f}")
+    g = torch.Generator().manual_seed(1)
+    perm = torch.randperm(n, generator=g).tolist()
+    folds = [perm[i::5] for i in range(5)]
+    print("| design | R1 | R2 | R1 per fold |\n| --- | --- | --- | --- |")
+    for name in sys.argv[2:] or list(D):
+        pool, cols = D[name]
+        xs, rs = [], []
+        for d in docs:
+            m = members(d, pool)
+            xs.append(std(d["x"][m][:, cols])); rs.append(d["r"][m])
+        res = []
+        for f in range(5):
+            ts = set(folds[f]); tr = [i for i in range(n) if i not in ts]
+            w = fit([xs[i] for i in tr], [rs[i] for i in tr])
+            res.append(choose([xs[i] for i in folds[f]], [rs[i] for i in folds[f]], w))
+        m1 = sum(a for a, _ in res) / 5; m2 = sum(b for _, b in res) / 5
+        print(f"| {name} | {m1:.2f} | {m2:.2f} | " + " ".join(f"{a:.2f}" for a, _ in res) + " |",
+              flush=True)
