@@ -78,10 +78,6 @@ ABSL_FLAG(int, rerank_max_units, 6, "--fit_rerank: at most this many of them");
 ABSL_FLAG(std::string, rerank_dump, "",
           "write each document's reranking candidates (standardised features, ROUGE-1 and "
           "ROUGE-2 F1) here as JSON lines (with --rerank_top_k, --rerank_max_units)");
-ABSL_FLAG(std::string, idf_file, "",
-          "study (models/experiments/idf-centrality): replace the content centrality feature by "
-          "its TF-IDF-weighted form, document frequencies from this file (first line N, then "
-          "word<TAB>df)");
 ABSL_FLAG(bool, rerank_dump_states, false,
           "--rerank_dump: also write each candidate's units and the network's unit states (the "
           "head's input) of every unit in a candidate, with the mean state of the document's "
@@ -694,57 +690,6 @@ absl::Status WriteCheckpointCopy(const std::string& from, const ModelConfig& con
   return absl::OkStatus();
 }
 
-// --idf_file: each kept unit's content-word cosine with the rest of its document, each word
-// weighted by idf = ln((N + 1) / (df + 1)) + 1 (the plain feature: every weight 1), over the
-// document's largest; written into the kContentCentrality column.
-absl::Status SetIdfCentrality(const std::string& path, std::vector<EvalDoc>* docs) {
-  std::ifstream f(path);
-  double n = 0;
-  if (!(f >> n)) return absl::InvalidArgumentError("--idf_file: no document count in " + path);
-  std::map<std::string, double> idf;
-  std::string word;
-  double df = 0;
-  while (f >> word >> df) idf[word] = std::log((n + 1) / (df + 1)) + 1;
-  const double unseen = std::log(n + 1) + 1;
-  for (EvalDoc& d : *docs) {
-    std::vector<std::map<std::string, int64_t>> own(d.texts.size());
-    std::map<std::string, int64_t> total;
-    for (size_t i = 0; i < d.texts.size(); ++i) {
-      for (std::string& w : AsciiWords(d.texts[i])) {
-        if (w.size() < 4) continue;
-        ++own[i][w];
-        ++total[w];
-      }
-    }
-    auto weight = [&](const std::string& w) {
-      const auto at = idf.find(w);
-      const double x = at == idf.end() ? unseen : at->second;
-      return x * x;
-    };
-    double total_sq = 0;
-    for (const auto& [w, c] : total) total_sq += weight(w) * static_cast<double>(c) * c;
-    std::vector<double> out(d.texts.size(), 0.0);
-    double best = 0;
-    for (size_t i = 0; i < own.size(); ++i) {
-      double dot = 0, own_sq = 0, cross = 0;
-      for (const auto& [w, c] : own[i]) {
-        const double k = weight(w), t = static_cast<double>(total.at(w));
-        dot += k * static_cast<double>(c) * (t - static_cast<double>(c));
-        own_sq += k * static_cast<double>(c) * c;
-        cross += k * static_cast<double>(c) * t;
-      }
-      const double rest_sq = total_sq - 2 * cross + own_sq;
-      out[i] = own_sq > 0 && rest_sq > 0 ? dot / std::sqrt(own_sq * rest_sq) : 0.0;
-      best = std::max(best, out[i]);
-    }
-    for (size_t i = 0; i < out.size(); ++i) {
-      d.prepared.features[(i * kNumFeatures) + kFeatureContentCentrality] =
-          best > 0 ? static_cast<float>(out[i] / best) : 0.f;
-    }
-  }
-  return absl::OkStatus();
-}
-
 // The candidates of --fit_rerank and --rerank_dump (weights to be fitted).
 RerankConfig CandidateOptions() {
   RerankConfig r;
@@ -788,11 +733,6 @@ int Run() {
   prep.truncation = TruncationPolicy::kHead;
   int skipped = 0;
   std::vector<EvalDoc> docs = PrepareCorpus(*records, *tok, prep, true, &skipped);
-  if (!absl::GetFlag(FLAGS_idf_file).empty()) {
-    if (absl::Status s = SetIdfCentrality(absl::GetFlag(FLAGS_idf_file), &docs); !s.ok()) {
-      return Fail(s.ToString());
-    }
-  }
   if (const double b = absl::GetFlag(FLAGS_budget_feature_words); b > 0) {
     for (EvalDoc& d : docs) SetBudgetFeatures(&d.prepared, b);
   }
