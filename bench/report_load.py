@@ -26,11 +26,21 @@ def main(runs_dir, out_dir):
     runs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(runs_dir, "run-*.json")),
                                                key=lambda p: int(p.split("-")[-1][:-5]))]
     compares = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(runs_dir, "compare-*.json")))]
+    machine_file = os.path.join(runs_dir, "machine.json")
+    machine = json.load(open(machine_file)) if os.path.exists(machine_file) else None
     with open(os.path.join(out_dir, "load.json"), "w") as f:
-        json.dump({"runs": runs, "compare": compares}, f, indent=1)
+        json.dump({"machine": machine, "runs": runs, "compare": compares}, f, indent=1)
 
     by = {(r["label"], r.get("concurrency", 0)): r for r in runs if r["mode"] == "closed"}
-    md = ["## Serving: closed loop, same documents, one server at a time", "",
+    md = []
+    if machine:
+        e = machine["eager"]
+        md += [f"Machine: {machine['cpu']}, {machine['cores']} cores, AVX-512 "
+               f"{'yes' if machine['avx512'] else 'no'}, {machine['date']}. PyTorch {e['torch']} "
+               f"eager on {e['threads']} threads (bench/python_server/eager_probe.py): the "
+               f"attention's batched product {e['attention_bmm_gflops']} GFLOP/s, a plain matrix "
+               f"product {e['matmul_gflops']} GFLOP/s.", ""]
+    md += ["## Serving: closed loop, same documents, one server at a time", "",
           "| server | concurrency | docs/s | tokens/s | p50 ms | p90 ms | p99 ms | mean batch | errors |",
           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in runs:

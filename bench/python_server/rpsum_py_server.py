@@ -6,15 +6,19 @@ model with the same weights in PyTorch eager mode (Debian's python3-torch), load
 checkpoint format (config.json + weights.safetensors + tokenizer.model). One request at a time
 goes through the model (a lock), as in the typical Python service; no batching.
 
-Its preparation (line blocks, headings, ICU sentence rules with our abbreviation list,
-SentencePiece, features), model (relative-position attention with clip distance k, the same
-k policy, block-local attention past the threshold) and selection (score order, trigram
-blocking, word budget, headings last) follow docs/design.md, sections 2-4 so that it selects
-the same sentences as rpsum; `scripts/bench` checks that on the benchmark documents.
+Its preparation (line blocks, headings, ICU sentence boundaries less those technical text
+breaks, SentencePiece, features), model (relative-position attention with clip distance k, the
+same k policy, block-local attention past the threshold) and selection (served scores with the
+content centrality, trigram blocking, word budget, headings and fragments last, the
+summary-level reranking on the unit states) follow docs/design.md, sections 2-4 and
+model/select.cc so that it selects the same sentences as rpsum; `scripts/bench load` checks
+that on the benchmark documents.
 
 usage: rpsum_py_server.py --model DIR --listen HOST:PORT [--threads N]
 """
 import argparse
+import collections
+import itertools
 import json
 import math
 import os
@@ -54,9 +58,10 @@ pb, pb_grpc = load_proto()
 # ---- preparation (docs/design.md, section 2) ----
 SPACE = b" \t\r\v\f"
 ABBREVIATIONS = {b"Dr.", b"Prof.", b"Sr.", b"Jr.", b"St.", b"Mt.", b"Gen.", b"Gov.", b"Rep.",
-                 b"Sen.", b"vs.", b"cf.", b"approx.", b"Fig.", b"Figs.", b"Eq.", b"Sec.", b"Ch.",
-                 b"No.", b"Nos.", b"Vol.", b"pp.", b"p.", b"al.", b"Inc.", b"Ltd.", b"Co.",
-                 b"Corp.", b"e.g.", b"i.e.", b"resp."}
+                 b"Sen.", b"vs.", b"cf.", b"Fig.", b"Figs.", b"Eq.", b"Sec.", b"Ch.", b"No.",
+                 b"Nos.", b"Vol.", b"pp.", b"p.", b"al.", b"Inc.", b"Ltd.", b"Co.", b"Corp.",
+                 b"e.g.", b"i.e.", b"resp.", b"eg.", b"ie.", b"ex.", b"Ex.", b"viz.", b"approx.",
+                 b"abbrev."}
 HEADING, SENTENCE, LIST_ITEM, TABLE_ROW = range(4)
 
 
@@ -96,6 +101,22 @@ def ends_with_abbreviation(seg):
     return last in ABBREVIATIONS
 
 
+def is_marker_only(seg):
+    """document.cc IsMarkerOnly: "2.", "1.2.", "a.", "iv." (a list or section marker)."""
+    if len(seg) < 2 or len(seg) > 6 or seg[-1:] != b".":
+        return False
+    body = seg[:-1]
+    if all(c in b"0123456789." for c in body) and any(c in b"0123456789" for c in body):
+        return True
+    if len(body) == 1 and body.isalpha():
+        return True
+    return all(c in b"ivx" for c in body) or all(c in b"IVX" for c in body)
+
+
+def paren_depth(s):
+    return s.count(b"(") - s.count(b")")
+
+
 _local = threading.local()
 
 
@@ -106,6 +127,8 @@ def sentence_iterator():
 
 
 def split_sentences(doc, b, e, kind, out):
+    """document.cc SplitSentences: ICU's sentence boundaries, less those a technical text breaks
+    (docs/design.md section 2, step 3)."""
     seg_text = doc[b:e].decode("utf-8")
     # ICU works in UTF-16 units: map them to byte offsets.
     byte_at = [0]
@@ -118,11 +141,37 @@ def split_sentences(doc, b, e, kind, out):
             byte_at.append(byte_at[-1] + n8)
     it = sentence_iterator()
     it.setText(seg_text)
-    start = 0
-    for end in it:
-        ub, ue = trim(doc, b + byte_at[start], b + byte_at[end])
-        if ue < e and ends_with_abbreviation(doc[ub:ue]):
-            continue
+    ends = [b + byte_at[end] for end in it]
+    if not ends or ends[-1] != e:
+        ends.append(e)
+    start = b
+    for i, end in enumerate(ends):
+        ub, ue = trim(doc, start, end)
+        if end < e and ub < ue:
+            sentence = doc[ub:ue]
+            t = len(sentence)  # the terminator, before closing quotes and brackets
+            while t > 1 and sentence[t - 1:t] in (b")", b"]", b'"', b"'"):
+                t -= 1
+            term = sentence[t - 1:t]
+            ascii_term = term in (b".", b"!", b"?")
+            no_space = ue == end
+            nxt = end
+            while nxt < e and doc[nxt] in SPACE:
+                nxt += 1
+            c = doc[nxt] if nxt < e else ord("A")
+            weak_next = (c < 0x80 and not chr(c).isupper() and not chr(c).isdigit()
+                         and chr(c) not in "\"'([`")
+            keep_going = ((ascii_term and no_space) or (term in (b"!", b"?") and weak_next)
+                          or ends_with_abbreviation(sentence) or is_marker_only(sentence))
+            if not keep_going and paren_depth(sentence) > 0:
+                depth = paren_depth(sentence)
+                j = i + 1
+                while j < len(ends) and j <= i + 4 and depth > 0:
+                    depth += paren_depth(doc[ends[j - 1]:ends[j]])
+                    j += 1
+                keep_going = depth <= 0
+            if keep_going:
+                continue  # no break here
         if ub < ue:
             out.append([ub, ue, kind, False])
         start = end
@@ -314,7 +363,9 @@ class Model:
             sv = self.layer(sv, svalid, f"sentence_layers.{i}", self.sentence_k, swindow)
         sv = torch.nn.functional.layer_norm(sv, (hidden,), w["sentence_norm.weight"],
                                             w["sentence_norm.bias"])
-        return torch.nn.functional.linear(sv, w["head.weight"], w["head.bias"])[0, :, 0].tolist()
+        logits = torch.nn.functional.linear(sv, w["head.weight"], w["head.bias"])[0, :, 0]
+        # The unit states the head reads: what the reranking's net_* features compare.
+        return logits.tolist(), sv[0].double().numpy()
 
 
 def content_centrality(unit_words):
@@ -360,6 +411,156 @@ def served_scores(logits, centrality, weight):
 def trigrams(text):
     t = alnum_words(text)
     return {tuple(t[i:i + 3]) for i in range(len(t) - 2)}
+
+
+# ---- selection (docs/design.md, section 2, "Selection"; model/select.cc) ----
+FRAGMENT_WORDS, INTRO_WORDS = 3, 8
+
+
+def is_fragment(text, words):
+    """select.cc IsFragment: at most 3 words, or an introduction ending in ':' within 8."""
+    return words <= FRAGMENT_WORDS or (text.rstrip(b" \t").endswith(b":") and words <= INTRO_WORDS)
+
+
+def select_by_score(ranked, tris, words, by_words, limit, blocking):
+    """select.cc SelectByScore: score order, trigram blocking, the budget."""
+    order = sorted(range(len(ranked)), key=lambda i: -ranked[i])  # stable
+    chosen, seen, used = [], set(), 0
+    for i in order:
+        if not by_words and len(chosen) >= limit:
+            break
+        if by_words and used >= limit:
+            break
+        tri = set()
+        if blocking:
+            tri = tris[i]
+            if tri & seen:
+                continue
+        if by_words and chosen and used + words[i] > limit:
+            continue
+        chosen.append(i)
+        used += words[i]
+        seen |= tri
+    return sorted(chosen)
+
+
+RERANK_FEATURES = ["mean_score", "max_score", "min_score", "units", "fill", "document_cosine",
+                   "title_share", "position", "first", "rank", "distinct", "net_coverage",
+                   "net_redundancy", "net_max_redundancy", "net_coverage_units",
+                   "net_min_unit_cosine", "net_mean_unit_cosine"]
+
+
+def norm(x):
+    return max(math.sqrt(float(x @ x)), 1e-12)
+
+
+def rerank(scores, ranked, any_content, content, texts, tris, words, title_share, limit,
+           blocking, top_k, max_units, weights, states):
+    """select.cc SummaryCandidates + ChooseCandidate: the greedy selection and every subset of
+    the top_k best content units (at most max_units) that fits, filled by the greedy rule from
+    the units below; each scored by weights . its standardised features (model/select.h
+    Candidate); the earliest best wins."""
+    n = len(texts)
+    order = [i for i in range(n) if ranked[i] >= 0 or not any_content]
+    order.sort(key=lambda i: -ranked[i])  # stable
+    rank = [len(order)] * n
+    for r, i in enumerate(order):
+        rank[i] = r
+    top = min(len(order), top_k)
+    greedy = select_by_score(ranked, tris, words, True, limit, blocking)
+    if any_content:
+        greedy = [i for i in greedy if ranked[i] >= 0]
+    sets, seen_sets = [greedy], {tuple(greedy)}
+    for m in range(1, min(top, max_units) + 1):
+        for pick in itertools.combinations(range(top), m):  # lexicographic, as select.cc
+            used = sum(words[order[p]] for p in pick)
+            ok = m == 1 or used <= limit
+            seen = set()
+            if ok and blocking:
+                for p in pick:
+                    if tris[order[p]] & seen:
+                        ok = False
+                        break
+                    seen |= tris[order[p]]
+            if not ok:
+                continue
+            chosen = [order[p] for p in pick]
+            for i in order[top:]:
+                if used >= limit:
+                    break
+                if used + words[i] > limit:
+                    continue
+                if blocking:
+                    if tris[i] & seen:
+                        continue
+                    seen |= tris[i]
+                chosen.append(i)
+                used += words[i]
+            chosen.sort()
+            if tuple(chosen) not in seen_sets:
+                seen_sets.add(tuple(chosen))
+                sets.append(chosen)
+    # The features.
+    unit_words = [alnum_words(t) for t in texts]
+    content_counts = []
+    document = collections.Counter()
+    for ws in unit_words:
+        c = collections.Counter(w for w in ws if len(w) >= 4)
+        content_counts.append(c)
+        document.update(c)
+    document_sq = float(sum(c * c for c in document.values()))
+    doc_state = None
+    if states is not None:
+        members = [i for i in range(n) if content[i] or not any_content]
+        doc_state = states[members].mean(0)
+        doc_norm = norm(doc_state)
+        unit_norm = [norm(states[i]) for i in range(n)]
+        unit_doc = [float(states[i] @ doc_state) / (unit_norm[i] * doc_norm) for i in range(n)]
+    rows = []
+    for chosen in sets:
+        ws = sum(words[i] for i in chosen)
+        own = collections.Counter()
+        for i in chosen:
+            own.update(content_counts[i])
+        dot = float(sum(k * document[x] for x, k in own.items()))
+        own_sq = float(sum(k * k for k in own.values()))
+        tokens = sum(len(unit_words[i]) for i in chosen)
+        distinct = len({w for i in chosen for w in unit_words[i]})
+        count = len(chosen)
+        row = [sum(scores[i] * words[i] for i in chosen) / ws if ws > 0 else 0.0,
+               max(scores[i] for i in chosen), min(scores[i] for i in chosen), float(count),
+               min(ws, limit) / limit,
+               dot / math.sqrt(own_sq * document_sq) if own_sq > 0 and document_sq > 0 else 0.0,
+               sum(title_share[i] * words[i] for i in chosen) / ws if ws > 0 else 0.0,
+               sum(i / n for i in chosen) / count, chosen[0] / n,
+               sum(rank[i] for i in chosen) / count, distinct / tokens if tokens > 0 else 0.0]
+        if doc_state is not None:
+            wv = sum(words[i] * states[i] for i in chosen) / max(ws, 1)
+            pv = sum(states[i] for i in chosen) / count
+            pairs = [float(states[a] @ states[b]) / (unit_norm[a] * unit_norm[b])
+                     for x, a in enumerate(chosen) for b in chosen[x + 1:]]
+            per = [unit_doc[i] for i in chosen]
+            row += [float(wv @ doc_state) / (norm(wv) * doc_norm),
+                    sum(pairs) / len(pairs) if pairs else 0.0, max(pairs) if pairs else 0.0,
+                    float(pv @ doc_state) / (norm(pv) * doc_norm), min(per), sum(per) / count]
+        else:
+            row += [0.0] * 6
+        rows.append(row)
+    # ChooseCandidate on the standardised features.
+    k = len(rows)
+    z = [[0.0] * len(RERANK_FEATURES) for _ in rows]
+    if k >= 2:
+        for f in range(len(RERANK_FEATURES)):
+            mean = sum(r[f] for r in rows) / k
+            sd = math.sqrt(sum((r[f] - mean) ** 2 for r in rows) / (k - 1))
+            for c in range(k):
+                z[c][f] = (rows[c][f] - mean) / (sd + 1e-6)
+    best, best_score = 0, 0.0
+    for c in range(k):
+        s = sum(w * x for w, x in zip(weights, z[c]))
+        if c == 0 or s > best_score:
+            best, best_score = c, s
+    return sets[best]
 
 
 class Servicer(pb_grpc.SummarizerServicer):
@@ -418,37 +619,31 @@ class Servicer(pb_grpc.SummarizerServicer):
         k = self.model.pick_k(len(tokens), req.clip_distance)
         t0 = time.perf_counter()
         with self.lock:
-            logits = self.model.score(tokens, unit_pos, features, k)
-        weight = self.model.config.get("scoring", {}).get("centrality_weight", 0.0)
-        scores = served_scores(logits, [f[7] for f in features], weight)
+            logits, states = self.model.score(tokens, unit_pos, features, k)
+        scoring = self.model.config.get("scoring", {})
+        scores = served_scores(logits, [f[7] for f in features], scoring.get("centrality_weight", 0.0))
         t1 = time.perf_counter()
         words = [count_words(t) for t in texts]
         budget = req.WhichOneof("budget")
         by_words = budget != "max_sentences"
         limit = {"max_words": req.max_words, "max_sentences": req.max_sentences,
                  "ratio": max(1.0, req.ratio * sum(words))}.get(budget, 100)
-        ranked = list(scores)
-        any_content = any(u[2] != HEADING for u in units)
-        if any_content:
-            ranked = [-1.0 if u[2] == HEADING else s for u, s in zip(units, scores)]
-        order = sorted(range(len(units)), key=lambda i: -ranked[i])  # stable
-        chosen, seen, used = [], set(), 0
-        for i in order:
-            if not by_words and len(chosen) >= limit:
-                break
-            if by_words and used >= limit:
-                break
-            tri = set()
-            if not req.keep_redundant:
-                tri = trigrams(texts[i])
-                if tri & seen:
-                    continue
-            if by_words and chosen and used + words[i] > limit:
-                continue
-            chosen.append(i)
-            used += words[i]
-            seen |= tri
-        chosen = sorted(i for i in chosen if not (any_content and ranked[i] < 0))
+        # Headings and fragments only when the input has nothing else (select.cc MakeInputs).
+        content = [u[2] != HEADING and not is_fragment(t, w) for u, t, w in zip(units, texts, words)]
+        any_content = any(content)
+        ranked = [s if c or not any_content else -1.0 for s, c in zip(scores, content)]
+        tris = [trigrams(t) if not req.keep_redundant else set() for t in texts]
+        r = scoring.get("rerank", {})
+        if by_words and r.get("top_k", 0) > 0:
+            weights = [r.get("weights", {}).get(name, 0.0) for name in RERANK_FEATURES]
+            chosen = rerank(scores, ranked, any_content, content, texts, tris, words,
+                            [f[4] for f in features], limit, not req.keep_redundant, r["top_k"],
+                            r.get("max_units", 6), weights,
+                            states if any(weights[11:]) else None)
+        else:
+            chosen = select_by_score(ranked, tris, words, by_words, limit,
+                                     not req.keep_redundant)
+            chosen = [i for i in chosen if not (any_content and ranked[i] < 0)]
         resp = pb.SummarizeResponse()
         for i in chosen:
             s = resp.sentences.add()
