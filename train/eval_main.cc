@@ -78,9 +78,6 @@ ABSL_FLAG(int, rerank_max_units, 6, "--fit_rerank: at most this many of them");
 ABSL_FLAG(std::string, rerank_dump, "",
           "write each document's reranking candidates (standardised features, ROUGE-1 and "
           "ROUGE-2 F1) here as JSON lines (with --rerank_top_k, --rerank_max_units)");
-ABSL_FLAG(bool, rerank_dump_all_states, false,
-          "--rerank_dump_states: every kept unit's state, not only the candidates' members', and "
-          "\"content\" (not a heading or fragment; models/experiments/rerank-facility)");
 ABSL_FLAG(bool, rerank_dump_states, false,
           "--rerank_dump: also write each candidate's units and the network's unit states (the "
           "head's input) of every unit in a candidate, with the mean state of the document's "
@@ -568,15 +565,6 @@ void WriteRerankDump(const std::vector<EvalDoc>& docs, const ModelRun& run,
       for (const Candidate& c : candidates) {
         line["units"].push_back(c.units);
         for (int32_t u : c.units) states.emplace(std::to_string(u), state(static_cast<size_t>(u)));
-      }
-      if (absl::GetFlag(FLAGS_rerank_dump_all_states)) {
-        for (size_t u = 0; u < d.texts.size(); ++u) states.emplace(std::to_string(u), state(u));
-        std::vector<bool> content;  // as model/select.cc ContentUnits
-        for (size_t u = 0; u < d.texts.size(); ++u) {
-          const Unit& unit = d.prepared.units[d.prepared.kept[u]];
-          content.push_back(unit.kind != UnitKind::kHeading && !IsFragment(d.texts[u], unit.words));
-        }
-        line["content"] = content;
       }
       line["states"] = states;
       line["words"] = d.words;
