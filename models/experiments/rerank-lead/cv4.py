@@ -1,15 +1,13 @@
 """Lead-like candidates in v2.4's reranking pool: 5-fold CV on the training dump of
-`rpsum-eval --rerank_lead --rerank_dump` (cv.sh). The objective, folds and fit of
-rerank-net/cv2.py (expected R1+R2 under softmax(w.z/0.1), L2, 300 full-batch Adam steps, lr
-0.05, from mean_score = 1); features standardised over each pool as model::StandardisedFeatures.
+`rpsum-eval --rerank_lead --rerank_dump` (command.sh). The objective, folds and fit of
+rerank-net/cv2.py (cv1.py's fit and choose: expected R1+R2 under softmax(w.z/0.1), L2 0.01,
+300 full-batch Adam steps, lr 0.05, from mean_score = 1); features standardised over each pool
+as model::StandardisedFeatures.
   cv4.py TRAIN.jsonl [design ...]"""
-import json, sys
+import json, os, sys
 import torch
-torch.set_num_threads(2)
-
-def std(x):  # [C, F] -> standardised over candidates (sd over n-1, +1e-6)
-    if x.shape[0] < 2: return torch.zeros_like(x)
-    return (x - x.mean(0)) / (x.std(0, unbiased=True) + 1e-6)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "rerank-net"))
+from cv1 import std, fit, choose  # noqa: E402
 
 def load(path):
     docs = []
@@ -41,30 +39,6 @@ D = {
   "+L+F: hand3+net6+position+first+is_lead+is_first": ("L+F", H3 + NET6 + POS + IND),
 }
 
-def fit(xs, rs, l2=0.01, steps=300):
-    w_max = max(x.shape[0] for x in xs); Fd = xs[0].shape[1]
-    X = torch.zeros(len(xs), w_max, Fd, dtype=torch.float64)
-    Y = torch.zeros(len(xs), w_max, dtype=torch.float64)
-    V = torch.zeros(len(xs), w_max, dtype=torch.bool)
-    for i, (x, r) in enumerate(zip(xs, rs)):
-        X[i, :x.shape[0]] = x; Y[i, :x.shape[0]] = r.sum(1); V[i, :x.shape[0]] = True
-    w = torch.zeros(Fd, dtype=torch.float64); w[0] = 1.0; w.requires_grad_(True)
-    opt = torch.optim.Adam([w], lr=0.05)
-    for _ in range(steps):
-        opt.zero_grad()
-        logits = (X @ w).div(0.1).masked_fill(~V, -1e9)
-        loss = -(torch.softmax(logits, 1) * Y).sum(1).mean() + l2 * (w * w).sum()
-        loss.backward(); opt.step()
-    return w.detach()
-
-def choose(xs, rs, w):
-    r1 = r2 = 0.0
-    for x, r in zip(xs, rs):
-        s = x @ w; k = int(torch.argmax(s))
-        if s[k] <= s[0]: k = 0
-        r1 += r[k, 0].item(); r2 += r[k, 1].item()
-    return 100 * r1 / len(xs), 100 * r2 / len(xs)
-
 if __name__ == "__main__":
     docs = load(sys.argv[1])
     n = len(docs)
@@ -91,7 +65,7 @@ if __name__ == "__main__":
         res = []
         for f in range(5):
             ts = set(folds[f]); tr = [i for i in range(n) if i not in ts]
-            w = fit([xs[i] for i in tr], [rs[i] for i in tr])
+            w = fit([xs[i] for i in tr], [rs[i] for i in tr], 0.01)
             res.append(choose([xs[i] for i in folds[f]], [rs[i] for i in folds[f]], w))
         m1 = sum(a for a, _ in res) / 5; m2 = sum(b for _, b in res) / 5
         print(f"| {name} | {m1:.2f} | {m2:.2f} | " + " ".join(f"{a:.2f}" for a, _ in res) + " |",
