@@ -20,7 +20,7 @@ def ms(v):
 
 
 def ratio(a, b):
-    return "-" if a is None or b is None else f"{a / b:.2f}"
+    return "-" if a is None or b is None else f"{a / b:.3g}"
 
 def main(runs_dir, out_dir):
     runs = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(runs_dir, "run-*.json")),
@@ -61,12 +61,16 @@ def main(runs_dir, out_dir):
             if a and b:
                 md.append(f"| rpsum / {other} throughput | {c} | "
                           f"{a['docs_per_s'] / b['docs_per_s']:.2f}x |")
+                md.append(f"| rpsum / {other} p90 latency | {c} | "
+                          f"{ratio(a['latency_ms']['p90'], b['latency_ms']['p90'])} |")
                 md.append(f"| rpsum / {other} p99 latency | {c} | "
                           f"{ratio(a['latency_ms']['p99'], b['latency_ms']['p99'])} |")
     on, off = by.get(("rpsum-batch8", 16)), by.get(("rpsum", 16))
     if on and off:
         md.append(f"| batching on (8) / off (the CPU default) throughput | 16 | "
                   f"{on['docs_per_s'] / off['docs_per_s']:.2f}x |")
+        md.append(f"| batching on (8) / off p90 latency | 16 | "
+                  f"{ratio(on['latency_ms']['p90'], off['latency_ms']['p90'])} |")
         md.append(f"| batching on (8) / off p99 latency | 16 | "
                   f"{ratio(on['latency_ms']['p99'], off['latency_ms']['p99'])} |")
     small = [r for r in runs if r["label"] == "rpsum-200w"]

@@ -13,6 +13,14 @@ here=models/experiments/idf-centrality
 tmp=${TMPDIR:-/tmp}/idf-centrality
 mkdir -p "$tmp"
 /usr/bin/python3 $here/df.py "$data" "$tmp/df.tsv"
+# The check that a file of "0" (every weight 1) gives the plain feature: ones-check-*.md, the w 0
+# row of the fusion table (the served scores at the config's weight 0.2, greedy).
+echo 0 > "$tmp/ones.tsv"
+e=build/release/train/rpsum-eval
+$e --model models/rpsum-ext --data_dir "$data/corpus" --split valid --threads 2 \
+  --fusion_study 0,0.1,0.2,0.3,0.4 --idf_file "$tmp/ones.tsv" > "$here/ones-check-valid.md"
+$e --model models/rpsum-ext --data_dir "$data/corpus" --split valid --threads 2 \
+  --fusion_study 0,0.1,0.2,0.3,0.4 > "$here/ones-check-plain-valid.md"
 for split in corpus corpus-extra; do
   name=valid
   [ $split = corpus ] || name=valid-extra

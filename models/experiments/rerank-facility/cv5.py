@@ -12,7 +12,7 @@ import json, os, sys
 import torch
 import torch.nn.functional as F
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "rerank-net"))
-from cv1 import std, fit, choose  # noqa: E402
+from cv1 import std, folds5, cross_validate  # noqa: E402
 
 def load(path):
     docs = []
@@ -40,18 +40,11 @@ D = {"v2.4's nine (baseline)": (NINE, []), "nine + facility": (NINE, [0]),
 if __name__ == "__main__":
     docs = load(sys.argv[1]); n = len(docs)
     print(f"{n} training documents, 5 folds")
-    g = torch.Generator().manual_seed(1)
-    perm = torch.randperm(n, generator=g).tolist()
-    folds = [perm[i::5] for i in range(5)]
+    folds = folds5(n)
     print("| design | R1 | R2 | R1 per fold |\n| --- | --- | --- | --- |")
     for name, (cols, fcols) in D.items():
         xs = [torch.cat([d["z"][:, cols], d["fac"][:, fcols]], 1) for d in docs]
         rs = [d["r"] for d in docs]
-        res = []
-        for f in range(5):
-            ts = set(folds[f]); tr = [i for i in range(n) if i not in ts]
-            w = fit([xs[i] for i in tr], [rs[i] for i in tr], 0.01)
-            res.append(choose([xs[i] for i in folds[f]], [rs[i] for i in folds[f]], w))
-        m1 = sum(a for a, _ in res) / 5; m2 = sum(b for _, b in res) / 5
-        print(f"| {name} | {m1:.2f} | {m2:.2f} | " + " ".join(f"{a:.2f}" for a, _ in res) + " |",
+        m1, m2, per = cross_validate(xs, rs, folds, 0.01)
+        print(f"| {name} | {m1:.2f} | {m2:.2f} | " + " ".join(f"{a:.2f}" for a in per) + " |",
               flush=True)

@@ -7,7 +7,7 @@ as model::StandardisedFeatures.
 import json, os, sys
 import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "rerank-net"))
-from cv1 import std, fit, choose  # noqa: E402
+from cv1 import std, folds5, cross_validate  # noqa: E402
 
 def load(path):
     docs = []
@@ -52,9 +52,7 @@ if __name__ == "__main__":
     lead1 = 100 * sum(d["r"][(d["kinds"] & 1 > 0).nonzero()[0, 0], 0].item() for d in docs) / n
     lead2 = 100 * sum(d["r"][(d["kinds"] & 1 > 0).nonzero()[0, 0], 1].item() for d in docs) / n
     print(f"the lead candidate alone: {lead1:.2f} / {lead2:.2f}")
-    g = torch.Generator().manual_seed(1)
-    perm = torch.randperm(n, generator=g).tolist()
-    folds = [perm[i::5] for i in range(5)]
+    folds = folds5(n)
     print("| design | R1 | R2 | R1 per fold |\n| --- | --- | --- | --- |")
     for name in sys.argv[2:] or list(D):
         pool, cols = D[name]
@@ -62,11 +60,6 @@ if __name__ == "__main__":
         for d in docs:
             m = members(d, pool)
             xs.append(std(d["x"][m][:, cols])); rs.append(d["r"][m])
-        res = []
-        for f in range(5):
-            ts = set(folds[f]); tr = [i for i in range(n) if i not in ts]
-            w = fit([xs[i] for i in tr], [rs[i] for i in tr], 0.01)
-            res.append(choose([xs[i] for i in folds[f]], [rs[i] for i in folds[f]], w))
-        m1 = sum(a for a, _ in res) / 5; m2 = sum(b for _, b in res) / 5
-        print(f"| {name} | {m1:.2f} | {m2:.2f} | " + " ".join(f"{a:.2f}" for a, _ in res) + " |",
+        m1, m2, per = cross_validate(xs, rs, folds, 0.01)
+        print(f"| {name} | {m1:.2f} | {m2:.2f} | " + " ".join(f"{a:.2f}" for a in per) + " |",
               flush=True)
