@@ -1,6 +1,8 @@
 #include "server/metrics.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -32,6 +34,26 @@ Histogram& MakeHistogram(prometheus::Registry& r, const std::string& name, const
 prometheus::Gauge& MakeGauge(prometheus::Registry& r, const std::string& name,
                              const std::string& help) {
   return prometheus::BuildGauge().Name(name).Help(help).Register(r).Add({});
+}
+
+// Bytes the allocator has handed out and not had back. Under tcmalloc (linked into the
+// programs that run the model, CMakeLists.txt) that is its generic.current_allocated_bytes,
+// found at run time so that a build without it still links; else glibc's mallinfo2. Unlike
+// RSS, which with either allocator stays at the heap's high-water mark, this returns to the
+// same level whenever the same work is done and nothing leaks (tests/soak/soak.py relies on
+// it; docs/design.md, "Metrics").
+double HeapAllocatedBytes() {
+  using GetProperty = int (*)(const char*, size_t*);
+  static const auto kTcmallocGetProperty =
+      reinterpret_cast<GetProperty>(dlsym(RTLD_DEFAULT, "MallocExtension_GetNumericProperty"));
+  if (kTcmallocGetProperty != nullptr) {
+    size_t bytes = 0;
+    if (kTcmallocGetProperty("generic.current_allocated_bytes", &bytes) != 0) {
+      return static_cast<double>(bytes);
+    }
+  }
+  const struct mallinfo2 info = mallinfo2();
+  return static_cast<double>(info.uordblks + info.hblkhd);
 }
 
 class ProcessCollector : public prometheus::Collectable {
@@ -87,6 +109,9 @@ class ProcessCollector : public prometheus::Collectable {
       fds -= 3;  // ".", ".." and the directory's own descriptor
     }
     add("process_open_fds", "Number of open file descriptors.", prometheus::MetricType::Gauge, fds);
+    add("rpsum_heap_allocated_bytes",
+        "Heap bytes allocated and not yet freed (the allocator's count; RSS keeps the peak).",
+        prometheus::MetricType::Gauge, HeapAllocatedBytes());
     return out;
   }
 };

@@ -69,7 +69,7 @@ class Metrics : public SchedulerObserver {
 
 // A collectable with process_cpu_seconds_total, process_resident_memory_bytes,
 // process_virtual_memory_bytes, process_open_fds and process_start_time_seconds, read from
-// /proc on each scrape.
+// /proc on each scrape, and rpsum_heap_allocated_bytes, read from the allocator.
 std::shared_ptr<prometheus::Collectable> MakeProcessCollector();
 
 }  // namespace rpsum::server
