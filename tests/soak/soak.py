@@ -274,7 +274,7 @@ def soak():
     # is compared between the idle moments after the first two: RSS keeps the heap's
     # high-water mark (a late burst of long documents raised it 268 -> 283 MB in one 40 s run
     # and failed a check on it), while the allocator's count of live bytes
-    # (rpsum_heap_allocated_bytes, docs/design.md "Metrics") comes back to the byte unless
+    # (rpsum_heap_allocated_bytes, docs/design.md "Metrics") comes back within a few KB unless
     # something leaks. Oversized requests come last because after them gRPC holds up to ~7 MiB
     # more live heap, which later traffic releases only gradually (measured 2026-12-04: 60.4 to
     # 66.1 MiB at eight idle moments with them throughout, the same byte count at every idle
