@@ -3,7 +3,8 @@
 # same run stopped by --time_limit_min after every step or two and rerun until it is done
 # (so it stops at each epoch's last step, before that epoch's validation, too), end with
 # byte-identical best/ weights, the weight average (--ema_decay), the masked-token head
-# (--mlm_weight: its weights and masks) and each epoch's kept weights (--keep_epochs) included,
+# (--mlm_weight: its weights and masks), the token salience head (--salience_weight) and each
+# epoch's kept weights (--keep_epochs) included,
 # and validate each epoch exactly once. Dropout
 # is off: resuming reseeds torch's generator.
 #   resume_test.sh RPSUM_TRAIN TOKENIZER_MODEL
@@ -38,7 +39,8 @@ EOF
 flags=(--data_dir "$tmp/data" --tokenizer "$tokenizer" --hidden 32 --heads 2 --ffn 64
        --token_layers 1 --sentence_layers 1 --max_tokens 512 --batch_tokens 1024 --epochs 2
        --patience 2 --warmup 2 --dropout 0 --threads 1 --checkpoint_every 3 --features 6
-       --ema_decay 0.9 --mlm_weight 0.5 --keep_epochs)
+       --ema_decay 0.9 --mlm_weight 0.5 --keep_epochs --salience_weight 0.5
+       --salience_common_share 1)
 "$train" "${flags[@]}" --out "$tmp/whole" >"$tmp/whole.log" 2>&1
 grep -q "^done: best epoch" "$tmp/whole.log" || { echo "FAIL: the whole run:"; cat "$tmp/whole.log"; exit 1; }
 steps=$(sed -n 's/^training: .* \([0-9]*\) steps$/\1/p' "$tmp/whole.log")
@@ -76,9 +78,13 @@ cmp -s "$tmp/whole/state/ema.safetensors" "$tmp/cut/state/ema.safetensors" ||
   { echo "FAIL: the weight averages differ"; exit 1; }
 cmp -s "$tmp/whole/state/mlm.safetensors" "$tmp/cut/state/mlm.safetensors" ||
   { echo "FAIL: the masked-token heads differ"; exit 1; }
+cmp -s "$tmp/whole/state/salience.safetensors" "$tmp/cut/state/salience.safetensors" ||
+  { echo "FAIL: the token salience heads differ (or are missing)"; exit 1; }
+grep -q "^token salience: 0 pieces .* ignored; [1-9][0-9]* tokens labelled" "$tmp/whole.log" ||
+  { echo "FAIL: no token salience labels:"; cat "$tmp/whole.log"; exit 1; }
 # Done means done: one more run trains nothing.
 "$train" "${flags[@]}" --out "$tmp/cut" >"$tmp/again.log" 2>&1
 if grep -q "^step \|valid ROUGE" "$tmp/again.log"; then
   echo "FAIL: a finished run trained or validated again:"; cat "$tmp/again.log"; exit 1
 fi
-echo "ok   $runs stopped runs ($steps steps): the same best weights, weight average and head"
+echo "ok   $runs stopped runs ($steps steps): the same best weights, weight average and heads"

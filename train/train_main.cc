@@ -25,6 +25,7 @@
 #include <memory>
 #include <numeric>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -122,6 +123,13 @@ ABSL_FLAG(double, mlm_weight, 0.0,
           "weight of a masked-token loss added to the unit loss (pre-training on --pretrain_file: "
           "train/training.h MaskTokens; 0: none)");
 ABSL_FLAG(double, mlm_ratio, 0.15, "share of the tokens masked when --mlm_weight > 0");
+ABSL_FLAG(double, salience_weight, 0.0,
+          "weight of a token salience loss added to the unit loss of labelled documents: a "
+          "tagger of the tokens whose piece the reference uses (train/training.h "
+          "TokenSalienceLabels; 0: none)");
+ABSL_FLAG(double, salience_common_share, 0.25,
+          "--salience_weight ignores the pieces found in more than this share of the training "
+          "references");
 ABSL_FLAG(std::string, init_from, "",
           "start from this checkpoint directory's weights (same architecture; fine-tuning "
           "after --pretrain_file); ignored when resuming a saved state");
@@ -160,7 +168,15 @@ using Clock = std::chrono::steady_clock;
 
 struct TrainDoc {
   const PreparedDocument* prepared;
-  std::vector<float> labels;  // per kept unit
+  std::vector<float> labels;              // per kept unit
+  std::vector<int8_t> token_labels = {};  // per token, with --salience_weight
+};
+
+// The heads that train beside the model and are not part of its checkpoint; null unless their
+// flag is set.
+struct AuxHeads {
+  MaskedTokenHead mlm{nullptr};
+  TokenSalienceHead salience{nullptr};
 };
 
 double Seconds(Clock::time_point a, Clock::time_point b) {
@@ -449,6 +465,35 @@ absl::StatusOr<Data> LoadData(const ModelConfig& config, const Tokenizer& tokeni
     total_tokens += d.prepared.num_tokens();
     data.docs.push_back(std::move(t));
   }
+  if (const double share = absl::GetFlag(FLAGS_salience_common_share);
+      absl::GetFlag(FLAGS_salience_weight) > 0) {
+    if (pretrain) {
+      return absl::InvalidArgumentError(
+          "--salience_weight labels tokens by reference summaries: not with --pretrain_file");
+    }
+    std::vector<std::vector<int32_t>> references(data.train.size());
+    std::string error;
+    for (size_t i = 0; i < data.train.size(); ++i) {
+      if (!tokenizer.Encode(data.train[i].record->summary, &references[i], &error)) {
+        return absl::InvalidArgumentError(absl::StrCat("--salience_weight: ", error));
+      }
+    }
+    const std::set<int32_t> common = CommonPieces(references, share);
+    int64_t labelled = 0, used = 0;
+    for (size_t i = 0; i < data.docs.size(); ++i) {
+      data.docs[i].token_labels = TokenSalienceLabels(data.train[i].prepared.tokens, references[i],
+                                                      common, tokenizer.marker_id());
+      for (int8_t l : data.docs[i].token_labels) {
+        labelled += l >= 0 ? 1 : 0;
+        used += l > 0 ? 1 : 0;
+      }
+    }
+    std::printf(
+        "token salience: %zu pieces in more than %.0f%% of the references ignored; %lld tokens "
+        "labelled, %.1f%% of them in their reference\n",
+        common.size(), 100 * share, static_cast<long long>(labelled),
+        100.0 * static_cast<double>(used) / static_cast<double>(std::max<int64_t>(labelled, 1)));
+  }
   std::printf(
       "prepared %zu train (%d skipped) and %zu valid documents in %.0f s: %lld tokens, "
       "%lld units, %s\n",
@@ -465,15 +510,23 @@ absl::StatusOr<Data> LoadData(const ModelConfig& config, const Tokenizer& tokeni
 // state/: the weights (safetensors), the optimizer (torch::save) and progress.json, each
 // written to a temporary name and renamed, so an interrupted save leaves the last good state.
 // With --ema_decay, the average too (ema.safetensors, the parameters' names); with
-// --mlm_weight, the masked-token head (mlm.safetensors).
-absl::Status SaveState(const fs::path& state, ExtractiveScorer& model, MaskedTokenHead& mlm,
+// --mlm_weight, the masked-token head (mlm.safetensors); with --salience_weight, the token
+// salience head (salience.safetensors).
+absl::Status SaveState(const fs::path& state, ExtractiveScorer& model, AuxHeads& heads,
                        torch::optim::AdamW& opt, WeightAverage* ema, const Progress& progress) {
   NamedTensors t, avg, head;
   for (const auto& p : model->named_parameters()) t.emplace_back(p.key(), p.value());
   absl::Status s = WriteSafetensors((state / "model.safetensors").string(), t);
-  if (mlm && s.ok()) {
-    for (const auto& p : mlm->named_parameters()) head.emplace_back(p.key(), p.value());
+  if (heads.mlm && s.ok()) {
+    for (const auto& p : heads.mlm->named_parameters()) head.emplace_back(p.key(), p.value());
     s = WriteSafetensors((state / "mlm.safetensors").string(), head);
+  }
+  if (heads.salience && s.ok()) {
+    NamedTensors tagger;
+    for (const auto& p : heads.salience->named_parameters()) {
+      tagger.emplace_back(p.key(), p.value());
+    }
+    s = WriteSafetensors((state / "salience.safetensors").string(), tagger);
   }
   if (ema != nullptr && s.ok()) {
     for (size_t i = 0; i < t.size(); ++i) avg.emplace_back(t[i].first, ema->average()[i]);
@@ -510,9 +563,8 @@ absl::Status RestoreTensors(const fs::path& file,
 // Loads state/ when there is one (returns a fresh Progress otherwise). With --ema_decay, *ema
 // is the saved average, or starts from the model's weights (fresh, --init_from or resumed from
 // a state saved without one).
-absl::StatusOr<Progress> LoadState(const fs::path& state, ExtractiveScorer& model,
-                                   MaskedTokenHead& mlm, torch::optim::AdamW& opt,
-                                   std::unique_ptr<WeightAverage>* ema) {
+absl::StatusOr<Progress> LoadState(const fs::path& state, ExtractiveScorer& model, AuxHeads& heads,
+                                   torch::optim::AdamW& opt, std::unique_ptr<WeightAverage>* ema) {
   if (const double d = absl::GetFlag(FLAGS_ema_decay); d > 0) {
     *ema = std::make_unique<WeightAverage>(model->parameters(), d);
   }
@@ -524,9 +576,15 @@ absl::StatusOr<Progress> LoadState(const fs::path& state, ExtractiveScorer& mode
   auto w = ReadSafetensors((state / "model.safetensors").string());
   if (!w.ok()) return w.status();
   if (absl::Status s = AssignWeights(model, *w, "state"); !s.ok()) return s;
-  if (mlm) {
-    absl::Status s = RestoreTensors(state / "mlm.safetensors", mlm->named_parameters(),
-                                    mlm->parameters(), "head");
+  if (heads.mlm) {
+    absl::Status s = RestoreTensors(state / "mlm.safetensors", heads.mlm->named_parameters(),
+                                    heads.mlm->parameters(), "head");
+    if (!s.ok()) return s;
+  }
+  if (heads.salience) {
+    absl::Status s =
+        RestoreTensors(state / "salience.safetensors", heads.salience->named_parameters(),
+                       heads.salience->parameters(), "salience head");
     if (!s.ok()) return s;
   }
   torch::load(opt, (state / "optimizer.pt").string());
@@ -557,10 +615,25 @@ at::Tensor BatchLabels(const std::vector<TrainDoc>& docs, const std::vector<size
   return labels;
 }
 
+// The token salience labels of a batch, [B, L] (negative where ignored and past each document's
+// tokens).
+at::Tensor BatchTokenLabels(const std::vector<TrainDoc>& docs, const std::vector<size_t>& b,
+                            const ModelBatch& batch) {
+  at::Tensor labels = at::full(batch.tokens.sizes(), -1.0F, at::kFloat);
+  auto out = labels.accessor<float, 2>();
+  for (size_t i = 0; i < b.size(); ++i) {
+    const auto& l = docs[b[i]].token_labels;
+    for (size_t j = 0; j < l.size(); ++j) {
+      out[static_cast<int64_t>(i)][static_cast<int64_t>(j)] = l[j];
+    }
+  }
+  return labels;
+}
+
 // One optimizer step on one batch; returns the loss and sets *k to the clip distance used.
 // With a masked-token head, the unit loss is computed on the masked input and the head's loss,
-// times --mlm_weight, is added.
-double TrainStep(const ModelConfig& config, ExtractiveScorer& model, MaskedTokenHead& mlm,
+// times --mlm_weight, is added; with a token salience head, its loss times --salience_weight.
+double TrainStep(const ModelConfig& config, ExtractiveScorer& model, AuxHeads& heads,
                  torch::optim::AdamW& opt, const std::vector<TrainDoc>& docs,
                  const std::vector<size_t>& b, int32_t pad, int32_t marker, int64_t step, double lr,
                  int64_t* tokens, int64_t* k) {
@@ -569,6 +642,7 @@ double TrainStep(const ModelConfig& config, ExtractiveScorer& model, MaskedToken
   for (size_t i : b) prepared.push_back(docs[i].prepared);
   ModelBatch batch = MakeBatch(prepared, pad, at::kCPU);
   MaskedTokens masked;
+  MaskedTokenHead& mlm = heads.mlm;
   if (mlm) {
     masked = MaskTokens(
         batch.tokens, batch.token_valid, marker, config.architecture.vocab_size,
@@ -598,11 +672,18 @@ double TrainStep(const ModelConfig& config, ExtractiveScorer& model, MaskedToken
     loss = loss +
            absl::GetFlag(FLAGS_mlm_weight) * mlm->Loss(states, masked.target, model->embed->weight);
   }
+  if (heads.salience) {
+    loss = loss + absl::GetFlag(FLAGS_salience_weight) *
+                      heads.salience->Loss(states, BatchTokenLabels(docs, b, batch));
+  }
   opt.zero_grad();
   loss.backward();
   std::vector<at::Tensor> params = model->parameters();
   if (mlm) {
     for (const at::Tensor& p : mlm->parameters()) params.push_back(p);
+  }
+  if (heads.salience) {
+    for (const at::Tensor& p : heads.salience->parameters()) params.push_back(p);
   }
   torch::nn::utils::clip_grad_norm_(params, 1.0);
   opt.step();
@@ -712,7 +793,7 @@ struct StepLog {
 
 // The rest of epoch `epoch` from progress->step (a resumed run starts mid-epoch), saving every
 // --checkpoint_every steps. Returns false when --time_limit_min ran out (state saved).
-bool RunEpoch(const ModelConfig& config, ExtractiveScorer& model, MaskedTokenHead& mlm,
+bool RunEpoch(const ModelConfig& config, ExtractiveScorer& model, AuxHeads& heads,
               torch::optim::AdamW& opt, const std::vector<TrainDoc>& docs,
               const std::vector<std::vector<size_t>>& batches, int32_t pad, int32_t marker,
               int epoch, int64_t total_steps, Clock::time_point t0,
@@ -726,7 +807,7 @@ bool RunEpoch(const ModelConfig& config, ExtractiveScorer& model, MaskedTokenHea
     const double lr = LearningRate(progress->step, absl::GetFlag(FLAGS_warmup), total_steps,
                                    absl::GetFlag(FLAGS_lr));
     int64_t k = 0;
-    const double loss = TrainStep(config, model, mlm, opt, docs, batches[order[pos]], pad, marker,
+    const double loss = TrainStep(config, model, heads, opt, docs, batches[order[pos]], pad, marker,
                                   progress->step, lr, &log->tokens, &k);
     if (ema != nullptr) ema->Update(model->parameters(), progress->step);
     const int64_t step = ++progress->step;
@@ -787,16 +868,20 @@ int Run() {
   }
   ExtractiveScorer model(config.architecture);
   model->set_checkpoint_layers(absl::GetFlag(FLAGS_checkpoint_layers));
-  // The masked-token head trains beside the model and is not part of its checkpoint.
-  MaskedTokenHead mlm{nullptr};
+  // The auxiliary heads train beside the model and are not part of its checkpoint.
+  AuxHeads heads;
   std::vector<at::Tensor> trained = model->parameters();
   if (absl::GetFlag(FLAGS_mlm_weight) > 0) {
     if (tokenizer->marker_id() == kMaskId || tokenizer->pad_id() == kMaskId) {
       return Fail("--mlm_weight", absl::InvalidArgumentError(
                                       "the tokenizer uses the mask id for its marker or padding"));
     }
-    mlm = MaskedTokenHead(config.architecture.hidden_size, config.architecture.vocab_size);
-    for (const at::Tensor& p : mlm->parameters()) trained.push_back(p);
+    heads.mlm = MaskedTokenHead(config.architecture.hidden_size, config.architecture.vocab_size);
+    for (const at::Tensor& p : heads.mlm->parameters()) trained.push_back(p);
+  }
+  if (absl::GetFlag(FLAGS_salience_weight) > 0) {
+    heads.salience = TokenSalienceHead(config.architecture.hidden_size);
+    for (const at::Tensor& p : heads.salience->parameters()) trained.push_back(p);
   }
   torch::optim::AdamW opt(trained, torch::optim::AdamWOptions(absl::GetFlag(FLAGS_lr))
                                        .weight_decay(absl::GetFlag(FLAGS_weight_decay)));
@@ -812,7 +897,7 @@ int Run() {
     std::printf("initialised from %s\n", from.c_str());
   }
   std::unique_ptr<WeightAverage> ema;
-  auto resumed = LoadState(state, model, mlm, opt, &ema);
+  auto resumed = LoadState(state, model, heads, opt, &ema);
   if (!resumed.ok()) {
     return Fail(absl::StrCat("cannot resume from ", state.string()), resumed.status());
   }
@@ -824,7 +909,7 @@ int Run() {
   }
   auto save = [&] {
     progress.trained_seconds = trained_before + Seconds(t0, Clock::now());
-    if (auto s = SaveState(state, model, mlm, opt, ema.get(), progress); !s.ok()) {
+    if (auto s = SaveState(state, model, heads, opt, ema.get(), progress); !s.ok()) {
       std::fprintf(stderr, "saving state: %s\n", s.ToString().c_str());
     }
   };
@@ -850,7 +935,7 @@ int Run() {
       continue;
     }
     model->train();
-    if (!RunEpoch(config, model, mlm, opt, data->docs, batches, pad, tokenizer->marker_id(),
+    if (!RunEpoch(config, model, heads, opt, data->docs, batches, pad, tokenizer->marker_id(),
                   next.epoch, total_steps, t0, save, ema.get(), &progress, &log)) {
       std::printf("time limit reached at step %lld; state saved, run the same command to resume\n",
                   static_cast<long long>(progress.step));

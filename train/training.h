@@ -14,6 +14,7 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -186,6 +187,63 @@ class MaskedTokenHeadImpl : public torch::nn::Module {
   at::Tensor bias;
 };
 TORCH_MODULE(MaskedTokenHead);
+
+// Token salience, an auxiliary objective of the fine-tuning (rpsum-train --salience_weight): a
+// tagger of which document tokens the summary uses, the content selection of Gehrmann et al.
+// 2018 (Bottom-Up Abstractive Summarization). Every token of a labelled document gets a label
+// where a unit gets one: 1 when its piece occurs among the pieces of the reference summary, 0
+// when not, kIgnoredToken for unit markers and common pieces (CommonPieces), which most
+// references contain whatever the document says.
+inline constexpr int8_t kIgnoredToken = -1;
+
+// The pieces that occur in more than `share` of `references` (each one's piece ids).
+inline std::set<int32_t> CommonPieces(const std::vector<std::vector<int32_t>>& references,
+                                      double share) {
+  std::map<int32_t, int64_t> documents;
+  for (const auto& r : references) {
+    for (int32_t id : std::set<int32_t>(r.begin(), r.end())) ++documents[id];
+  }
+  std::set<int32_t> out;
+  const double limit = share * static_cast<double>(references.size());
+  for (const auto& [id, n] : documents) {
+    if (static_cast<double>(n) > limit) out.insert(id);
+  }
+  return out;
+}
+
+// Per token of `tokens` (a prepared document's input): 1, 0 or kIgnoredToken, as above.
+inline std::vector<int8_t> TokenSalienceLabels(const std::vector<int32_t>& tokens,
+                                               const std::vector<int32_t>& reference,
+                                               const std::set<int32_t>& common, int32_t marker) {
+  const std::set<int32_t> used(reference.begin(), reference.end());
+  std::vector<int8_t> out(tokens.size());
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const int32_t t = tokens[i];
+    out[i] = t == marker || common.count(t) > 0 ? kIgnoredToken : used.count(t) > 0 ? 1 : 0;
+  }
+  return out;
+}
+
+// The tagger: one logit per token from the token layers' output. Training only, like the
+// masked-token head: the served checkpoint does not hold it.
+class TokenSalienceHeadImpl : public torch::nn::Module {
+ public:
+  explicit TokenSalienceHeadImpl(int64_t hidden)
+      : linear(register_module("linear", torch::nn::Linear(hidden, 1))) {}
+
+  // Mean binary cross-entropy of `states` [B, L, D] against `labels` [B, L] (float: 1, 0, or
+  // negative where ignored); 0 when every label is ignored.
+  at::Tensor Loss(const at::Tensor& states, const at::Tensor& labels) {
+    const at::Tensor idx = (labels.reshape({-1}) >= 0).nonzero().squeeze(1);
+    if (idx.numel() == 0) return states.sum() * 0;
+    const at::Tensor h = states.reshape({-1, states.size(-1)}).index_select(0, idx);
+    return at::binary_cross_entropy_with_logits(linear(h).squeeze(1),
+                                                labels.reshape({-1}).index_select(0, idx));
+  }
+
+  torch::nn::Linear linear{nullptr};
+};
+TORCH_MODULE(TokenSalienceHead);
 
 // The feature columns a network of this architecture reads, in order (model/model_config.h).
 inline std::vector<int64_t> FeatureColumns(const Architecture& a) {

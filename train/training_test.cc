@@ -6,8 +6,10 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "model/document.h"
 #include "model/torch/checkpoint.h"
@@ -71,7 +73,10 @@ void TrainTinyModel(Loss loss_fn) {
     ASSERT_TRUE(p.ok());
     std::vector<float> l;
     for (int32_t u : p->kept) {
-      l.push_back(p->UnitText(in, u).find("proposal") != std::string_view::npos ? 1.f : 0.f);
+      const std::string_view text = p->UnitText(in, u);
+      const bool summary =
+          absl::StrContains(absl::string_view(text.data(), text.size()), "proposal");
+      l.push_back(summary ? 1.f : 0.f);
     }
     docs.push_back(*std::move(p));
     labels.push_back(l);
@@ -81,6 +86,7 @@ void TrainTinyModel(Loss loss_fn) {
   m->train();
   torch::optim::AdamW opt(m->parameters(), torch::optim::AdamWOptions(1e-2));
   std::vector<const PreparedDocument*> ptrs;
+  ptrs.reserve(docs.size());
   for (const auto& d : docs) ptrs.push_back(&d);
   const ModelBatch batch = MakeBatch(ptrs, tok.pad_id(), at::kCPU);
   at::Tensor y = at::zeros(batch.sentence_valid.sizes());
@@ -106,10 +112,11 @@ void TrainTinyModel(Loss loss_fn) {
     float min_pos = 1e9, max_neg = -1e9;
     for (size_t j = 0; j < labels[i].size(); ++j) {
       const float v = logits[i][j].item<float>();
-      if (labels[i][j] > 0)
+      if (labels[i][j] > 0) {
         min_pos = std::min(min_pos, v);
-      else
+      } else {
         max_neg = std::max(max_neg, v);
+      }
     }
     EXPECT_GT(min_pos, max_neg) << "document " << i;
   }
@@ -147,7 +154,7 @@ TEST(Training, ListwiseLossIsTheCrossEntropyOverEachDocumentsUnits) {
   // The gradient raises the labelled unit and lowers the other; padding gets none.
   const at::Tensor x = logits.clone().requires_grad_(true);
   ListwiseLoss(x, labels, valid).backward();
-  const at::Tensor g = x.grad();
+  const at::Tensor& g = x.grad();
   EXPECT_LT(g[0][1].item<float>(), 0);
   EXPECT_GT(g[0][0].item<float>(), 0);
   EXPECT_EQ(g[0][2].item<float>(), 0);
@@ -363,6 +370,72 @@ TEST(Training, MaskedTokenHeadLearnsToFillInATinyModelsMasks) {
   const at::Tensor zero = head->Loss(m->EncodeTokens(batch, tp), none, m->embed->weight);
   EXPECT_EQ(zero.item<double>(), 0.0);
   zero.backward();
+}
+
+TEST(Training, TokenSalienceLabelsMarkTheReferencesPiecesAndIgnoreCommonOnes) {
+  // Piece 5 is in all three references, 6 in two of three, 7 in one; at a share of 0.5, 5 and 6
+  // are common. A repeated piece counts once per reference.
+  const std::vector<std::vector<int32_t>> refs = {{5, 6, 7, 7}, {5, 6}, {5, 8}};
+  EXPECT_EQ(CommonPieces(refs, 0.5), (std::set<int32_t>{5, 6}));
+  EXPECT_EQ(CommonPieces(refs, 0.9), (std::set<int32_t>{5}));
+  EXPECT_TRUE(CommonPieces(refs, 1.0).empty());
+  // A document with marker 1: markers and common pieces ignored, 7 used, 9 and 10 not.
+  const std::vector<int32_t> tokens = {1, 5, 7, 9, 1, 6, 10, 7};
+  const std::vector<int8_t> expected = {kIgnoredToken, kIgnoredToken, 1, 0,
+                                        kIgnoredToken, kIgnoredToken, 0, 1};
+  EXPECT_EQ(TokenSalienceLabels(tokens, refs[0], CommonPieces(refs, 0.5), 1), expected);
+  // Without common pieces, 5 and 6 are labels like any other.
+  EXPECT_EQ(TokenSalienceLabels({5, 6, 8}, refs[1], {}, 1), (std::vector<int8_t>{1, 1, 0}));
+}
+
+TEST(Training, TokenSalienceHeadLearnsWhichTokensTheSummaryUses) {
+  at::manual_seed(7);
+  WordTokenizer tok(60);
+  std::string text;
+  for (int i = 0; i < 6; ++i) text += "the cache keeps every request of the user in memory. ";
+  const PreparedDocument p = PrepareText(text, tok);
+  ASSERT_FALSE(p.kept.empty());
+  // The "reference" uses the pieces of "cache" and "request": those tokens are 1, the others 0.
+  std::vector<int32_t> reference;
+  std::string error;
+  ASSERT_TRUE(tok.Encode("cache request", &reference, &error)) << error;
+  const std::vector<int8_t> l = TokenSalienceLabels(p.tokens, reference, {}, tok.marker_id());
+  at::Tensor labels = at::empty({1, p.num_tokens()}, at::kFloat);
+  int64_t positives = 0;
+  for (int64_t j = 0; j < p.num_tokens(); ++j) {
+    labels[0][j] = l[static_cast<size_t>(j)];
+    positives += l[static_cast<size_t>(j)] > 0 ? 1 : 0;
+  }
+  ASSERT_EQ(positives, 12);
+  const std::vector<const PreparedDocument*> ptrs = {&p};
+  const ModelBatch batch = MakeBatch(ptrs, tok.pad_id(), at::kCPU);
+  const Architecture a = TinyArchitecture(60, 1, kNumFeatures);
+  ExtractiveScorer m(a);
+  TokenSalienceHead head(32);
+  std::vector<at::Tensor> params = m->parameters();
+  for (const at::Tensor& t : head->parameters()) params.push_back(t);
+  torch::optim::AdamW opt(params, torch::optim::AdamWOptions(1e-2));
+  const AttentionPlan tp{{8, 8}, false, 0, AttentionImpl::kAuto};
+  std::vector<double> losses;
+  for (int step = 0; step < 60; ++step) {
+    const at::Tensor loss = head->Loss(m->EncodeTokens(batch, tp), labels);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    losses.push_back(loss.item<double>());
+  }
+  // From about ln 2 to near 0: the labels are a function of the token.
+  EXPECT_GT(losses.front(), 0.4);
+  EXPECT_LT(losses.back(), 0.05) << losses.front() << " -> " << losses.back();
+  // Ignored positions do not count: relabelling them changes nothing; all ignored gives 0.
+  at::NoGradGuard no_grad;
+  m->eval();
+  const at::Tensor states = m->EncodeTokens(batch, tp);
+  at::Tensor relabelled = labels.clone();
+  relabelled.masked_fill_(labels < 0, -5.0);
+  EXPECT_EQ(head->Loss(states, relabelled).item<double>(),
+            head->Loss(states, labels).item<double>());
+  EXPECT_EQ(head->Loss(states, at::full_like(labels, -1.0)).item<double>(), 0.0);
 }
 
 }  // namespace
