@@ -48,6 +48,21 @@ PreparedDocument PrepareText(const std::string& text, const WordTokenizer& tok) 
   return p.ok() ? *std::move(p) : PreparedDocument();
 }
 
+// `phrase` `times` times over, prepared with the test tokenizer (the head tests' documents).
+PreparedDocument RepeatedPhrase(const std::string& phrase, int times, const WordTokenizer& tok) {
+  std::string text;
+  for (int i = 0; i < times; ++i) text += phrase;
+  return PrepareText(text, tok);
+}
+
+// The parameters of a model and of a head that trains beside it, for one optimizer.
+std::vector<at::Tensor> ModelAndHead(const torch::nn::Module& model,
+                                     const torch::nn::Module& head) {
+  std::vector<at::Tensor> params = model.parameters();
+  for (const at::Tensor& t : head.parameters()) params.push_back(t);
+  return params;
+}
+
 // Trains a tiny model for 40 steps on three documents whose units mentioning "proposal" are
 // the summary, with `loss(logits, labels, valid)`; expects the loss to halve and every
 // labelled unit to outscore every unlabelled one of its document.
@@ -334,18 +349,14 @@ TEST(Training, MaskedTokenHeadLearnsToFillInATinyModelsMasks) {
   at::manual_seed(5);
   WordTokenizer tok(60);
   // Documents made of one repeated phrase: each masked word is fixed by its neighbours.
-  std::string text;
-  for (int i = 0; i < 12; ++i) text += "the cache keeps every request of the user. ";
-  const PreparedDocument p = PrepareText(text, tok);
+  const PreparedDocument p = RepeatedPhrase("the cache keeps every request of the user. ", 12, tok);
   ASSERT_FALSE(p.kept.empty());
   const std::vector<const PreparedDocument*> ptrs = {&p, &p};
   const ModelBatch batch = MakeBatch(ptrs, tok.pad_id(), at::kCPU);
   const Architecture a = TinyArchitecture(60, 2, kNumFeatures);
   ExtractiveScorer m(a);
   MaskedTokenHead head(32, 60);
-  std::vector<at::Tensor> params = m->parameters();
-  for (const at::Tensor& t : head->parameters()) params.push_back(t);
-  torch::optim::AdamW opt(params, torch::optim::AdamWOptions(1e-2));
+  torch::optim::AdamW opt(ModelAndHead(*m, *head), torch::optim::AdamWOptions(1e-2));
   const AttentionPlan tp{{8, 8}, false, 0, AttentionImpl::kAuto};
   std::vector<double> losses;
   for (int step = 0; step < 200; ++step) {
@@ -391,9 +402,8 @@ TEST(Training, TokenSalienceLabelsMarkTheReferencesPiecesAndIgnoreCommonOnes) {
 TEST(Training, TokenSalienceHeadLearnsWhichTokensTheSummaryUses) {
   at::manual_seed(7);
   WordTokenizer tok(60);
-  std::string text;
-  for (int i = 0; i < 6; ++i) text += "the cache keeps every request of the user in memory. ";
-  const PreparedDocument p = PrepareText(text, tok);
+  const PreparedDocument p =
+      RepeatedPhrase("the cache keeps every request of the user in memory. ", 6, tok);
   ASSERT_FALSE(p.kept.empty());
   // The "reference" uses the pieces of "cache" and "request": those tokens are 1, the others 0.
   std::vector<int32_t> reference;
@@ -412,9 +422,7 @@ TEST(Training, TokenSalienceHeadLearnsWhichTokensTheSummaryUses) {
   const Architecture a = TinyArchitecture(60, 1, kNumFeatures);
   ExtractiveScorer m(a);
   TokenSalienceHead head(32);
-  std::vector<at::Tensor> params = m->parameters();
-  for (const at::Tensor& t : head->parameters()) params.push_back(t);
-  torch::optim::AdamW opt(params, torch::optim::AdamWOptions(1e-2));
+  torch::optim::AdamW opt(ModelAndHead(*m, *head), torch::optim::AdamWOptions(1e-2));
   const AttentionPlan tp{{8, 8}, false, 0, AttentionImpl::kAuto};
   std::vector<double> losses;
   for (int step = 0; step < 60; ++step) {
