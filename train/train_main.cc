@@ -177,7 +177,27 @@ struct TrainDoc {
 struct AuxHeads {
   MaskedTokenHead mlm{nullptr};
   TokenSalienceHead salience{nullptr};
+
+  // The model's parameters, then those of each head there is: what the optimizer trains and
+  // the gradient clipping reads, in one order.
+  std::vector<at::Tensor> TrainedWith(const ExtractiveScorer& model) const {
+    std::vector<at::Tensor> out = model->parameters();
+    if (mlm) {
+      for (const at::Tensor& p : mlm->parameters()) out.push_back(p);
+    }
+    if (salience) {
+      for (const at::Tensor& p : salience->parameters()) out.push_back(p);
+    }
+    return out;
+  }
 };
+
+// A module's parameters by name, as the state files hold them.
+NamedTensors Named(const torch::nn::Module& m) {
+  NamedTensors out;
+  for (const auto& p : m.named_parameters()) out.emplace_back(p.key(), p.value());
+  return out;
+}
 
 double Seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
@@ -514,19 +534,14 @@ absl::StatusOr<Data> LoadData(const ModelConfig& config, const Tokenizer& tokeni
 // salience head (salience.safetensors).
 absl::Status SaveState(const fs::path& state, ExtractiveScorer& model, AuxHeads& heads,
                        torch::optim::AdamW& opt, WeightAverage* ema, const Progress& progress) {
-  NamedTensors t, avg, head;
-  for (const auto& p : model->named_parameters()) t.emplace_back(p.key(), p.value());
+  const NamedTensors t = Named(*model);
+  NamedTensors avg;
   absl::Status s = WriteSafetensors((state / "model.safetensors").string(), t);
   if (heads.mlm && s.ok()) {
-    for (const auto& p : heads.mlm->named_parameters()) head.emplace_back(p.key(), p.value());
-    s = WriteSafetensors((state / "mlm.safetensors").string(), head);
+    s = WriteSafetensors((state / "mlm.safetensors").string(), Named(*heads.mlm));
   }
   if (heads.salience && s.ok()) {
-    NamedTensors tagger;
-    for (const auto& p : heads.salience->named_parameters()) {
-      tagger.emplace_back(p.key(), p.value());
-    }
-    s = WriteSafetensors((state / "salience.safetensors").string(), tagger);
+    s = WriteSafetensors((state / "salience.safetensors").string(), Named(*heads.salience));
   }
   if (ema != nullptr && s.ok()) {
     for (size_t i = 0; i < t.size(); ++i) avg.emplace_back(t[i].first, ema->average()[i]);
@@ -678,14 +693,7 @@ double TrainStep(const ModelConfig& config, ExtractiveScorer& model, AuxHeads& h
   }
   opt.zero_grad();
   loss.backward();
-  std::vector<at::Tensor> params = model->parameters();
-  if (mlm) {
-    for (const at::Tensor& p : mlm->parameters()) params.push_back(p);
-  }
-  if (heads.salience) {
-    for (const at::Tensor& p : heads.salience->parameters()) params.push_back(p);
-  }
-  torch::nn::utils::clip_grad_norm_(params, 1.0);
+  torch::nn::utils::clip_grad_norm_(heads.TrainedWith(model), 1.0);
   opt.step();
   *tokens += batch.token_valid.sum().item<int64_t>();
   return loss.item<double>();
@@ -870,21 +878,19 @@ int Run() {
   model->set_checkpoint_layers(absl::GetFlag(FLAGS_checkpoint_layers));
   // The auxiliary heads train beside the model and are not part of its checkpoint.
   AuxHeads heads;
-  std::vector<at::Tensor> trained = model->parameters();
   if (absl::GetFlag(FLAGS_mlm_weight) > 0) {
     if (tokenizer->marker_id() == kMaskId || tokenizer->pad_id() == kMaskId) {
       return Fail("--mlm_weight", absl::InvalidArgumentError(
                                       "the tokenizer uses the mask id for its marker or padding"));
     }
     heads.mlm = MaskedTokenHead(config.architecture.hidden_size, config.architecture.vocab_size);
-    for (const at::Tensor& p : heads.mlm->parameters()) trained.push_back(p);
   }
   if (absl::GetFlag(FLAGS_salience_weight) > 0) {
     heads.salience = TokenSalienceHead(config.architecture.hidden_size);
-    for (const at::Tensor& p : heads.salience->parameters()) trained.push_back(p);
   }
-  torch::optim::AdamW opt(trained, torch::optim::AdamWOptions(absl::GetFlag(FLAGS_lr))
-                                       .weight_decay(absl::GetFlag(FLAGS_weight_decay)));
+  torch::optim::AdamW opt(heads.TrainedWith(model),
+                          torch::optim::AdamWOptions(absl::GetFlag(FLAGS_lr))
+                              .weight_decay(absl::GetFlag(FLAGS_weight_decay)));
   if (!absl::GetFlag(FLAGS_init_from).empty() && !fs::exists(state / "progress.json")) {
     const std::string from = absl::GetFlag(FLAGS_init_from) + "/weights.safetensors";
     auto w = ReadSafetensors(from);
