@@ -26,19 +26,20 @@ if [ ! -f "$out/DONE" ]; then
   touch "$out/DONE"
 fi
 e=build/release/train/rpsum-eval
+untimed() { grep -v "model time" "$1"; }
+for suffix in "" -extra; do  # the same network as session 34's, before anything is fitted
+  greedy=${TMPDIR:-/tmp}/salience-greedy-valid$suffix.md
+  $e --model "$out/best" --data_dir "$data/corpus$suffix" --split valid --threads 2 > "$greedy"
+  diff <(untimed "models/experiments/token-salience/salience-valid$suffix.md") <(untimed "$greedy") ||
+    { echo "not session 34's network: $greedy differs" >&2; exit 1; }
+done
 rm -rf "$out/reranked"
 $e --model "$out/best" --threads 2 --data_dir $data/corpus,$data/corpus-extra --split train \
   --fit_rerank "$out/reranked" "${rerank[@]}" --rerank_version 2.5-candidate \
   --json $here/fit.json > $here/fit.md
 cp "$out/reranked/config.json" $here/config.json
-untimed() { grep -v "model time" "$1"; }
-for s in corpus corpus-extra; do
-  suffix=${s#corpus}
-  greedy=${TMPDIR:-/tmp}/salience-greedy-valid$suffix.md
-  $e --model "$out/best" --data_dir $data/$s --split valid --threads 2 > "$greedy"
-  diff <(untimed "models/experiments/token-salience/salience-valid$suffix.md") <(untimed "$greedy") ||
-    { echo "not session 34's network: $greedy differs" >&2; exit 1; }
-  $e --model "$out/reranked" --data_dir $data/$s --split valid --threads 2 \
+for suffix in "" -extra; do
+  $e --model "$out/reranked" --data_dir "$data/corpus$suffix" --split valid --threads 2 \
     --json "$here/salience-rerank-valid$suffix.json" > "$here/salience-rerank-valid$suffix.md"
 done
 for b in qmsum_val squality_dev; do
