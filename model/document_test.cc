@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "testing/source_dir.h"
 #include "train/corpus.h"
 
 namespace rpsum::model {
@@ -22,7 +23,7 @@ namespace fs = std::filesystem;
 
 std::string DataDir() {
   const char* env = std::getenv("RPSUM_DATA_DIR");
-  return env != nullptr ? env : std::string(RPSUM_SOURCE_DIR) + "/../shared/data";
+  return env != nullptr ? env : TestSourceDir() + "/../shared/data";
 }
 
 std::vector<std::string> Texts(std::string_view doc, const std::vector<Unit>& units) {

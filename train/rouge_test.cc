@@ -8,6 +8,7 @@
 #include <set>
 
 #include "gtest/gtest.h"
+#include "testing/source_dir.h"
 #include "train/corpus.h"
 
 namespace rpsum::model {
@@ -104,7 +105,7 @@ TEST(Porter, PaperExamples) {
 
 std::string DataDir() {
   const char* env = std::getenv("RPSUM_DATA_DIR");
-  return env != nullptr ? env : std::string(RPSUM_SOURCE_DIR) + "/../shared/data";
+  return env != nullptr ? env : TestSourceDir() + "/../shared/data";
 }
 
 // Our stemmer against NLTK's PorterStemmer(ORIGINAL_ALGORITHM) on the vocabulary of the valid
@@ -126,8 +127,8 @@ TEST(Porter, MatchesNltkOnCorpusVocabulary) {
     std::ofstream f(in);
     for (const auto& w : vocab) f << w << "\n";
   }
-  const std::string cmd = std::string("/usr/bin/python3 ") + RPSUM_SOURCE_DIR +
-                          "/train/reference/porter_nltk.py " + in + " " + out;
+  const std::string cmd =
+      "/usr/bin/python3 " + TestSourceDir() + "/train/reference/porter_nltk.py " + in + " " + out;
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   std::ifstream f(out);
   std::string expected;

@@ -20,6 +20,7 @@
 #include "model/select.h"
 #include "model/summarizer.h"
 #include "model/torch/checkpoint.h"
+#include "testing/source_dir.h"
 #include "testing/word_tokenizer.h"
 
 namespace rpsum::model {
@@ -28,12 +29,12 @@ namespace {
 class InferenceTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    auto ck = LoadCheckpoint(std::string(RPSUM_SOURCE_DIR) + "/models/rpsum-ext", "cpu");
+    auto ck = LoadCheckpoint(TestSourceDir() + "/models/rpsum-ext", "cpu");
     ASSERT_TRUE(ck.ok()) << ck.status();
     checkpoint_ = new Checkpoint(*std::move(ck));
     tokenizer_ = new testing::WordTokenizer(
         static_cast<int32_t>(checkpoint_->config.architecture.vocab_size));
-    std::ifstream in(std::string(RPSUM_SOURCE_DIR) + "/docs/sample.md");
+    std::ifstream in(TestSourceDir() + "/docs/sample.md");
     std::stringstream ss;
     ss << in.rdbuf();
     text_ = new std::string(ss.str());

@@ -13,6 +13,7 @@
 #include "model/torch/relative_attention.h"
 #include "model/torch/safetensors.h"
 #include "nlohmann/json.hpp"
+#include "testing/source_dir.h"
 
 namespace rpsum::model {
 namespace {
@@ -20,8 +21,8 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string RunReference(const std::string& args) {
-  const std::string cmd = std::string("/usr/bin/python3 ") + RPSUM_SOURCE_DIR +
-                          "/train/reference/rpr_reference.py " + args + " 2>&1";
+  const std::string cmd =
+      "/usr/bin/python3 " + TestSourceDir() + "/train/reference/rpr_reference.py " + args + " 2>&1";
   const int rc = std::system(cmd.c_str());
   return rc == 0 ? "" : "reference failed: " + cmd;
 }

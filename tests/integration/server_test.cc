@@ -31,6 +31,7 @@
 #include "server/http.h"
 #include "server/service.h"
 #include "testing/fake_summarizer.h"
+#include "testing/source_dir.h"
 
 namespace rpsum::server {
 namespace {
@@ -883,7 +884,7 @@ TEST(Http, EveryEndpoint) {
 
   r = c.Get("/openapi.json");
   ASSERT_TRUE(r);
-  std::ifstream committed(std::string(RPSUM_SOURCE_DIR) + "/server/openapi.json");
+  std::ifstream committed(TestSourceDir() + "/server/openapi.json");
   EXPECT_EQ(r->body, std::string(std::istreambuf_iterator<char>(committed), {}));
 
   r = c.Get("/metrics");
