@@ -62,8 +62,10 @@ def clone_hits(commands, tmp: pathlib.Path) -> str:
     entry = next((c for c in commands if c["file"] == str(ROOT / "model/document.cc")), None)
     if entry is None:
         return "model/document.cc is not in compile_commands.json"
-    headers = [p for p in ROOT.rglob("*.h")
-               if p.relative_to(ROOT).parts[0] not in ("build", ".git")]
+    # The tree's own headers; build outputs, git and weights are skipped, not walked.
+    headers = [h for d in ROOT.iterdir()
+               if d.is_dir() and d.name not in ("build", ".git", "models", "runs")
+               for h in d.rglob("*.h")]
     cache, config = tmp / "cache", tmp / "ccache.conf"
     config.write_text("")
     for i, name in enumerate(("first", "second")):
