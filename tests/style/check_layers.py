@@ -9,7 +9,9 @@ Rules (a path prefix, the include patterns it must not use, and why):
   server/ and client/ never include train/ (the server links no corpus, ROUGE or oracle);
   base/ depends on nothing of ours but base/;
   client/ never includes server/ or model/ code;
-  testing/ (test doubles) holds no torch, gRPC or train/ code.
+  testing/ (test doubles) holds no torch, gRPC or train/ code;
+  formats/ (document formats) sees neither torch nor gRPC, protobuf, Prometheus, nor
+    server/, train/ or client/.
 
 usage: check_layers.py [ROOT]   (default: the repository this file sits in)
 Prints each violation as FILE:LINE: include -- rule, and exits 1 if there is any.
@@ -34,6 +36,8 @@ RULES = [
     ("client/", r"(server|model|train)/", (), "the client never includes server, model or train code"),
     ("testing/", r"(train|server)/|" + TORCH + "|" + RPC, (),
      "test doubles stay torch-free and gRPC-free"),
+    ("formats/", r"(train|server|client)/|" + TORCH + "|" + RPC, (),
+     "formats/ is torch-free and gRPC-free, below the server"),
 ]
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
 SOURCES = {".h", ".hh", ".hpp", ".cc", ".cpp", ".cxx", ".cu"}

@@ -1,0 +1,61 @@
+// Internal to formats/: builds the extracted text line by line, a piece per word, with the
+// word's place in the input. Shared by the Markdown, HTML and PDF readers.
+#ifndef RPSUM_FORMATS_BUILDER_H_
+#define RPSUM_FORMATS_BUILDER_H_
+
+#include <cstdint>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "formats/formats.h"
+
+namespace rpsum::formats::internal {
+
+class TextBuilder {
+ public:
+  // `source` is the input the byte ranges refer to (empty for PDF).
+  TextBuilder(std::string_view source, uint64_t max_text_bytes)
+      : source_(source), max_bytes_(max_text_bytes) {}
+
+  // Appends inline text: whitespace and control characters collapse to one space, and each
+  // word is looked up in source[*cursor, limit) (advancing *cursor past it) for its source
+  // range. A word not found there (an entity or escape changed it) gets an empty range.
+  void AppendText(std::string_view text, uint64_t* cursor, uint64_t limit);
+  // Appends one PDF word (no spaces inside) with its page and box. `space_before`: a space
+  // separates it from what the line holds.
+  void AppendWord(std::string_view word, bool space_before, int32_t page, const Box& box);
+  // Removes a trailing hyphen of the line ('-' or U+2010; a PDF line-end hyphen joined with
+  // its next word): the last piece loses it. False if the line ends in none, or in a lone one.
+  bool DropTrailingHyphen();
+  // A space before whatever comes next on this line (not at its start).
+  void Space() { pending_space_ = line_bytes_ > 0; }
+  // Ends the current line if it holds anything.
+  void EndBlock();
+
+  uint64_t line_bytes() const { return line_bytes_; }
+
+  // The text so far exceeded max_text_bytes (everything after is ignored).
+  bool overflowed() const { return overflowed_; }
+  // InvalidArgument if overflowed or empty, else the result.
+  absl::StatusOr<Extracted> Finish(std::string_view format) &&;
+
+ private:
+  void AppendWordText(std::string_view word, uint64_t src_b, uint64_t src_e, int32_t page,
+                      const Box& box);
+
+  std::string_view source_;
+  uint64_t max_bytes_;
+  Extracted out_;
+  uint64_t line_bytes_ = 0;
+  bool pending_space_ = false;
+  bool overflowed_ = false;
+};
+
+// The readers (markdown.cc, html.cc, pdf.cc); Extract validates and dispatches to them.
+absl::StatusOr<Extracted> ExtractMarkdown(std::string_view input, const ExtractLimits& limits);
+absl::StatusOr<Extracted> ExtractHtml(std::string_view input, const ExtractLimits& limits);
+absl::StatusOr<Extracted> ExtractPdf(std::string_view input, const ExtractLimits& limits);
+
+}  // namespace rpsum::formats::internal
+
+#endif  // RPSUM_FORMATS_BUILDER_H_

@@ -1,0 +1,284 @@
+#include "formats/formats.h"
+
+#include <cld2/public/compact_lang_det.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "formats/builder.h"
+#include "model/document.h"
+
+namespace rpsum::formats {
+namespace {
+
+constexpr std::string_view kSupported = "text/plain, text/markdown, text/html, application/pdf";
+
+// A byte the text form never holds: ASCII whitespace and control characters.
+bool IsBlank(unsigned char c) { return c <= 0x20 || c == 0x7f; }
+
+// Length of a UTF-8 no-break space (U+00A0) at `i`, else 0: &nbsp; is a space in the text form.
+size_t NoBreakSpaceAt(std::string_view s, size_t i) {
+  return i + 1 < s.size() && static_cast<unsigned char>(s[i]) == 0xC2 &&
+                 static_cast<unsigned char>(s[i + 1]) == 0xA0
+             ? 2
+             : 0;
+}
+
+// Bytes searched past the cursor for a word's source: markup between two words (a link
+// target, a tag) is rarely longer, and a bound keeps the search linear.
+constexpr uint64_t kSearchWindow = 2048;
+
+}  // namespace
+
+std::string_view MimeName(ContentType type) {
+  switch (type) {
+    case ContentType::kMarkdown:
+      return "text/markdown";
+    case ContentType::kHtml:
+      return "text/html";
+    case ContentType::kPdf:
+      return "application/pdf";
+    case ContentType::kText:
+      break;
+  }
+  return "text/plain";
+}
+
+absl::StatusOr<ContentType> ParseContentType(std::string_view mime) {
+  const std::string full(mime);
+  const size_t semi = full.find(';');
+  const std::string type = absl::AsciiStrToLower(absl::StripAsciiWhitespace(full.substr(0, semi)));
+  const std::string params =
+      semi == std::string::npos ? "" : absl::AsciiStrToLower(full.substr(semi + 1));
+  if (const size_t cs = params.find("charset="); cs != std::string::npos) {
+    std::string charset = params.substr(cs + 8);
+    charset = charset.substr(0, charset.find(';'));
+    charset = std::string(absl::StripAsciiWhitespace(charset));
+    if (charset.size() >= 2 && charset.front() == '"' && charset.back() == '"') {
+      charset = charset.substr(1, charset.size() - 2);
+    }
+    if (charset != "utf-8" && charset != "utf8" && charset != "us-ascii") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("content type '", full, "': only UTF-8 text is accepted (charset ", charset,
+                       "); convert the document to UTF-8 first"));
+    }
+  }
+  if (type == "text/plain") return ContentType::kText;
+  if (type == "text/markdown" || type == "text/x-markdown") return ContentType::kMarkdown;
+  if (type == "text/html" || type == "application/xhtml+xml") return ContentType::kHtml;
+  if (type == "application/pdf") return ContentType::kPdf;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "content type '", full, "' is not supported; supported: ", std::string(kSupported),
+      " (or none, to detect PDF, HTML and text)"));
+}
+
+ContentType Detect(std::string_view input) {
+  const std::string head(input.substr(0, 1024));
+  if (head.find("%PDF-") != std::string::npos) return ContentType::kPdf;
+  size_t i = 0;
+  if (absl::StartsWith(head, "\xEF\xBB\xBF")) i = 3;  // a UTF-8 byte order mark
+  while (i < head.size() && IsBlank(static_cast<unsigned char>(head[i]))) ++i;
+  const std::string start = absl::AsciiStrToLower(head.substr(i));
+  if (absl::StartsWith(start, "<!doctype html")) return ContentType::kHtml;
+  if (absl::StartsWith(start, "<!--") &&
+      (absl::StrContains(start, "<html") || absl::StrContains(start, "<!doctype html"))) {
+    return ContentType::kHtml;
+  }
+  // A start tag of an element that begins pages and fragments: "<html", "<p>", "<div class=".
+  for (const char* tag :
+       {"html", "head", "body",    "meta",    "title", "p",      "div", "h1", "h2", "h3",   "h4",
+        "h5",   "h6",   "article", "section", "main",  "header", "nav", "ul", "ol", "table"}) {
+    const size_t n = std::strlen(tag);
+    if (start.size() > n + 1 && start[0] == '<' && start.compare(1, n, tag) == 0 &&
+        std::strchr("> \t\r\n/", start[n + 1]) != nullptr) {
+      return ContentType::kHtml;
+    }
+  }
+  return ContentType::kText;
+}
+
+absl::StatusOr<Extracted> Extract(std::string_view input, ContentType type,
+                                  const ExtractLimits& limits) {
+  switch (type) {
+    case ContentType::kMarkdown:
+    case ContentType::kHtml:
+      // Text formats: UTF-8 without NUL, checked as text/plain is (with the offset).
+      if (absl::Status s = model::ValidateText(input, "document"); !s.ok()) return s;
+      return type == ContentType::kHtml ? internal::ExtractHtml(input, limits)
+                                        : internal::ExtractMarkdown(input, limits);
+    case ContentType::kPdf:
+      return internal::ExtractPdf(input, limits);
+    case ContentType::kText:
+      break;
+  }
+  return absl::InternalError("text/plain needs no extraction");
+}
+
+std::optional<SourceRange> SourceOf(const Extracted& doc, uint64_t begin, uint64_t end) {
+  auto it = std::lower_bound(doc.pieces.begin(), doc.pieces.end(), begin,
+                             [](const Piece& p, uint64_t b) { return p.end <= b; });
+  std::optional<SourceRange> out;
+  for (; it != doc.pieces.end() && it->begin < end; ++it) {
+    if (it->source_end <= it->source_begin) continue;
+    if (!out) out = SourceRange{it->source_begin, it->source_end};
+    out->begin = std::min(out->begin, it->source_begin);
+    out->end = std::max(out->end, it->source_end);
+  }
+  return out;
+}
+
+std::vector<PageBox> PageBoxesOf(const Extracted& doc, uint64_t begin, uint64_t end) {
+  auto it = std::lower_bound(doc.pieces.begin(), doc.pieces.end(), begin,
+                             [](const Piece& p, uint64_t b) { return p.end <= b; });
+  std::vector<PageBox> out;
+  for (; it != doc.pieces.end() && it->begin < end; ++it) {
+    if (it->page <= 0) continue;
+    const Box& b = it->box;
+    if (!out.empty()) {
+      Box& last = out.back().box;
+      // The same line: same page, overlapping vertically, and to the right of the last word.
+      const double overlap = std::min(last.y1, b.y1) - std::max(last.y0, b.y0);
+      if (out.back().page == it->page && overlap > 0.5 * (b.y1 - b.y0) && b.x0 >= last.x0) {
+        last.x0 = std::min(last.x0, b.x0);
+        last.y0 = std::min(last.y0, b.y0);
+        last.x1 = std::max(last.x1, b.x1);
+        last.y1 = std::max(last.y1, b.y1);
+        continue;
+      }
+    }
+    out.push_back(PageBox{it->page, b});
+  }
+  return out;
+}
+
+std::string DetectLanguage(std::string_view text) {
+  bool reliable = false;
+  // CLD2 reads at most what it needs; 64 KB is plenty for one document's language.
+  const std::string_view sample = text.substr(0, 64 << 10);
+  int bytes = static_cast<int>(sample.size());
+  // Do not cut a UTF-8 character.
+  while (bytes > 0 && bytes < static_cast<int>(text.size()) &&
+         (static_cast<unsigned char>(text[bytes]) & 0xC0) == 0x80) {
+    --bytes;
+  }
+  const CLD2::Language lang = CLD2::DetectLanguage(sample.data(), bytes, true, &reliable);
+  if (lang == CLD2::UNKNOWN_LANGUAGE || !reliable) return "und";
+  std::string code = CLD2::LanguageCode(lang);
+  return code.empty() || code == "un" ? "und" : code;
+}
+
+namespace internal {
+
+void TextBuilder::AppendWordText(std::string_view word, uint64_t src_b, uint64_t src_e,
+                                 int32_t page, const Box& box) {
+  if (overflowed_ || word.empty()) return;
+  std::string& t = out_.text;
+  if (pending_space_ && line_bytes_ > 0) {
+    t.push_back(' ');
+    ++line_bytes_;
+  }
+  pending_space_ = false;
+  if (t.size() + word.size() + 1 > max_bytes_) {
+    overflowed_ = true;
+    return;
+  }
+  Piece p;
+  p.begin = t.size();
+  t.append(word);
+  p.end = t.size();
+  p.source_begin = src_b;
+  p.source_end = src_e;
+  p.page = page;
+  p.box = box;
+  out_.pieces.push_back(p);
+  line_bytes_ += word.size();
+}
+
+void TextBuilder::AppendText(std::string_view text, uint64_t* cursor, uint64_t limit) {
+  size_t i = 0;
+  while (i < text.size()) {
+    if (IsBlank(static_cast<unsigned char>(text[i]))) {
+      Space();
+      ++i;
+      continue;
+    }
+    if (const size_t nb = NoBreakSpaceAt(text, i); nb > 0) {
+      Space();
+      i += nb;
+      continue;
+    }
+    size_t j = i;
+    while (j < text.size() && !IsBlank(static_cast<unsigned char>(text[j])) &&
+           NoBreakSpaceAt(text, j) == 0) {
+      ++j;
+    }
+    const std::string_view word = text.substr(i, j - i);
+    uint64_t sb = *cursor, se = *cursor;
+    const uint64_t stop =
+        std::min<uint64_t>({limit, source_.size(), *cursor + kSearchWindow + word.size()});
+    if (*cursor < stop) {
+      const size_t at = source_.substr(0, stop).find(word, *cursor);
+      if (at != std::string_view::npos) {
+        sb = at;
+        se = at + word.size();
+        *cursor = se;
+      }
+    }
+    AppendWordText(word, sb, se, 0, Box{});
+    i = j;
+  }
+}
+
+void TextBuilder::AppendWord(std::string_view word, bool space_before, int32_t page,
+                             const Box& box) {
+  if (space_before) Space();
+  // Poppler's words hold no spaces, but a control character must not reach the text form.
+  std::string clean;
+  for (char c : word) clean.push_back(IsBlank(static_cast<unsigned char>(c)) ? '?' : c);
+  AppendWordText(clean, 0, 0, page, box);
+}
+
+bool TextBuilder::DropTrailingHyphen() {
+  if (line_bytes_ == 0 || out_.pieces.empty()) return false;
+  Piece& last = out_.pieces.back();
+  const absl::string_view word(out_.text.data() + last.begin, last.end - last.begin);
+  size_t hyphen = 0;
+  if (absl::EndsWith(word, "-")) hyphen = 1;
+  if (absl::EndsWith(word, "\xE2\x80\x90")) hyphen = 3;    // U+2010 HYPHEN
+  if (hyphen == 0 || word.size() == hyphen) return false;  // a lone one is a dash
+  out_.text.resize(out_.text.size() - hyphen);
+  last.end -= hyphen;
+  line_bytes_ -= hyphen;
+  pending_space_ = false;
+  return true;
+}
+
+void TextBuilder::EndBlock() {
+  pending_space_ = false;
+  if (line_bytes_ == 0 || overflowed_) return;
+  out_.text.push_back('\n');
+  line_bytes_ = 0;
+}
+
+absl::StatusOr<Extracted> TextBuilder::Finish(std::string_view format) && {
+  if (overflowed_) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the text extracted from this ", std::string(format), " exceeds ", max_bytes_,
+                     " bytes (the extracted-text limit); send a shorter document"));
+  }
+  if (!out_.text.empty() && out_.text.back() == '\n') out_.text.pop_back();
+  if (out_.text.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("this ", std::string(format),
+                     " has no text to summarize once markup, code and navigation are removed"));
+  }
+  return std::move(out_);
+}
+
+}  // namespace internal
+}  // namespace rpsum::formats

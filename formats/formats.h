@@ -1,0 +1,101 @@
+// Document formats (docs/design.md, section 2, step 2): the content type of a request, and the
+// extraction of Markdown, HTML and PDF input into the text form the model was trained on (one
+// heading, paragraph or list item per line; no markup), with a map from the extracted text
+// back to the original (byte ranges of Markdown and HTML, pages and word boxes of PDF).
+// Torch-free and proto-free: the server's preparation pool runs it before model/document.h.
+#ifndef RPSUM_FORMATS_FORMATS_H_
+#define RPSUM_FORMATS_FORMATS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace rpsum::formats {
+
+enum class ContentType { kText, kMarkdown, kHtml, kPdf };
+
+// The MIME name of a type ("text/plain", "text/markdown", "text/html", "application/pdf").
+std::string_view MimeName(ContentType type);
+
+// Parses a MIME type as a request gives it: case-insensitive, parameters (";charset=utf-8")
+// ignored; "text/x-markdown" is Markdown, "application/xhtml+xml" HTML. An unsupported type is
+// InvalidArgument naming the supported ones; charsets other than UTF-8 (and US-ASCII) too.
+absl::StatusOr<ContentType> ParseContentType(std::string_view mime);
+
+// The type of a request that named none: "%PDF-" within its first 1,024 bytes is PDF; a
+// document whose first non-blank characters are "<!doctype html", a comment before <html>, or
+// the start tag of an element pages and fragments begin with (<html>, <head>, <body>, <p>,
+// <div>, <h1>..<h6>, <article>, <section>, <main>, <header>, <nav>, <ul>, <ol>, <table>,
+// <meta>, <title>) is HTML; anything else text/plain (Markdown is never guessed: plain text
+// reads it as before, so old clients see no change).
+ContentType Detect(std::string_view input);
+
+// A box on a PDF page in points (1/72 inch), from the page's top-left corner.
+struct Box {
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+
+// A run of extracted text and where it came from.
+struct Piece {
+  uint64_t begin = 0;  // byte range in Extracted::text
+  uint64_t end = 0;
+  // Byte range in the input (Markdown, HTML); empty when the word could not be found there
+  // (an entity or escape changed it).
+  uint64_t source_begin = 0;
+  uint64_t source_end = 0;
+  int32_t page = 0;  // PDF: 1-based page; 0 for the other formats
+  Box box;           // PDF: the word's box (poppler's)
+};
+
+struct Extracted {
+  std::string text;           // valid UTF-8 without NUL, one block per line
+  std::vector<Piece> pieces;  // ascending, non-overlapping, one per word
+  int32_t pages = 0;          // PDF pages read
+};
+
+struct ExtractLimits {
+  uint64_t max_text_bytes = 5u << 20;  // extracted text (after the input's own byte limit)
+  int32_t max_pdf_pages = 1000;
+  int32_t max_html_depth = 512;  // element nesting
+};
+
+// Extracts `input` of `type` (not kText, which needs none). InvalidArgument, with a message a
+// person can act on, for input the parser cannot read: invalid UTF-8 in Markdown or HTML (with
+// the offset), HTML nested deeper than max_html_depth, a damaged, encrypted or text-less
+// (scanned) PDF, more than max_pdf_pages pages, extracted text over max_text_bytes, or nothing
+// left to summarize. Never throws; thread-safe.
+absl::StatusOr<Extracted> Extract(std::string_view input, ContentType type,
+                                  const ExtractLimits& limits);
+
+// The byte range of the input that [begin, end) of the extracted text came from: from the first
+// known source byte of its first word to the last of its last word (markup between them
+// included). nullopt when no piece in the range has a source range (PDF, or nothing mapped).
+struct SourceRange {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+};
+std::optional<SourceRange> SourceOf(const Extracted& doc, uint64_t begin, uint64_t end);
+
+// PDF: where [begin, end) of the extracted text lies: one box per page line it touches (the
+// union of its words' boxes on that line), in reading order.
+struct PageBox {
+  int32_t page = 0;
+  Box box;
+};
+std::vector<PageBox> PageBoxesOf(const Extracted& doc, uint64_t begin, uint64_t end);
+
+// The language of a text as an ISO 639-1 code ("en", "zh", "ja"; "zh-Hant" for traditional
+// Chinese) by CLD2, or "und" when CLD2 cannot tell reliably (too little text, digits only).
+// Thread-safe.
+std::string DetectLanguage(std::string_view text);
+
+// The languages the shipped model's training documents are written in.
+inline constexpr std::string_view kTrainedLanguages[] = {"en"};
+
+}  // namespace rpsum::formats
+
+#endif  // RPSUM_FORMATS_FORMATS_H_

@@ -1,0 +1,350 @@
+#include "formats/formats.h"
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "testing/source_dir.h"
+
+namespace rpsum::formats {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string ReadTestFile(const std::string& name) {
+  std::ifstream in(TestSourceDir() + "/formats/testdata/" + name, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream s(text);
+  for (std::string line; std::getline(s, line);) out.push_back(line);
+  return out;
+}
+
+// Every piece that found its source holds exactly the input bytes it came from, pieces ascend
+// and do not overlap, and each line's source range starts with its first word's bytes and ends
+// with its last word's.
+void ExpectPiecesPointIntoSource(const Extracted& x, std::string_view input) {
+  uint64_t last_end = 0;
+  int mapped = 0;
+  for (const Piece& p : x.pieces) {
+    ASSERT_GE(p.begin, last_end);
+    ASSERT_LT(p.begin, p.end);
+    ASSERT_LE(p.end, x.text.size());
+    last_end = p.end;
+    if (p.source_end > p.source_begin) {
+      ++mapped;
+      ASSERT_LE(p.source_end, input.size());
+      EXPECT_EQ(input.substr(p.source_begin, p.source_end - p.source_begin),
+                x.text.substr(p.begin, p.end - p.begin));
+    }
+  }
+  EXPECT_GT(mapped, 0);
+  uint64_t line_begin = 0;
+  for (const std::string& line : Lines(x.text)) {
+    const uint64_t line_end = line_begin + line.size();
+    const auto src = SourceOf(x, line_begin, line_end);
+    ASSERT_TRUE(src.has_value()) << line;
+    const std::string_view bytes = input.substr(src->begin, src->end - src->begin);
+    std::string first, last;
+    for (const Piece& p : x.pieces) {
+      if (p.begin < line_begin || p.end > line_end || p.source_end <= p.source_begin) continue;
+      if (first.empty()) first = x.text.substr(p.begin, p.end - p.begin);
+      last = x.text.substr(p.begin, p.end - p.begin);
+    }
+    EXPECT_EQ(bytes.substr(0, first.size()), first) << line;
+    EXPECT_EQ(bytes.substr(bytes.size() - std::min(bytes.size(), last.size())), last) << line;
+    line_begin = line_end + 1;
+  }
+}
+
+TEST(ContentType, ParsesTheSupportedTypesAndNamesThemWhenNot) {
+  EXPECT_EQ(*ParseContentType("text/plain"), ContentType::kText);
+  EXPECT_EQ(*ParseContentType("text/markdown; charset=UTF-8"), ContentType::kMarkdown);
+  EXPECT_EQ(*ParseContentType("text/x-markdown"), ContentType::kMarkdown);
+  EXPECT_EQ(*ParseContentType(" TEXT/HTML ;charset=\"utf-8\""), ContentType::kHtml);
+  EXPECT_EQ(*ParseContentType("application/pdf"), ContentType::kPdf);
+  const auto word = ParseContentType("application/msword");
+  ASSERT_FALSE(word.ok());
+  EXPECT_EQ(word.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(word.status().message(),
+              HasSubstr("supported: text/plain, text/markdown, text/html, application/pdf"));
+  const auto latin1 = ParseContentType("text/html; charset=iso-8859-1");
+  ASSERT_FALSE(latin1.ok());
+  EXPECT_THAT(latin1.status().message(), HasSubstr("convert the document to UTF-8"));
+  for (ContentType t :
+       {ContentType::kText, ContentType::kMarkdown, ContentType::kHtml, ContentType::kPdf}) {
+    EXPECT_EQ(*ParseContentType(MimeName(t)), t);
+  }
+}
+
+TEST(ContentType, DetectsPdfAndHtmlAndNeverGuessesMarkdown) {
+  EXPECT_EQ(Detect("%PDF-1.7\n%\xE2\xE3\xCF\xD3\n1 0 obj"), ContentType::kPdf);
+  EXPECT_EQ(Detect("\n  <!DOCTYPE html><html><body>x</body></html>"), ContentType::kHtml);
+  EXPECT_EQ(Detect("\xEF\xBB\xBF<html lang=en>"), ContentType::kHtml);
+  EXPECT_EQ(Detect("<p>A small page.</p><p>Two paragraphs.</p>"), ContentType::kHtml);
+  EXPECT_EQ(Detect("<!-- saved --><html>"), ContentType::kHtml);
+  EXPECT_EQ(Detect("# Title\n\nSome *Markdown* text."), ContentType::kText);
+  EXPECT_EQ(Detect("x < y and <b> is a tag name."), ContentType::kText);
+  EXPECT_EQ(Detect("<preamble> is not a tag we know."), ContentType::kText);
+}
+
+constexpr std::string_view kMarkdown = R"(---
+title: Front matter
+status: draft
+---
+# Design of the cache
+
+Caches **miss** at *start*, see [the docs](https://example.com/docs.html). Next sentence
+here, wrapped.
+
+* First item with `code`
+* Second item
+  1. Nested item
+- [ ] A task
+
+```go
+func main() {}
+```
+
+| a | b |
+|---|---|
+| 1 | 2 |
+
+![diagram](img.png)
+
+Visit https://example.com/bare for more. <span>Inline html</span> stays.
+
+> Quoted text line.
+
+Setext heading
+--------------
+)";
+
+TEST(Markdown, ExtractsTheTrainedTextForm) {
+  const auto x = Extract(kMarkdown, ContentType::kMarkdown, {});
+  ASSERT_TRUE(x.ok()) << x.status();
+  EXPECT_EQ(x->text,
+            "Design of the cache\n"
+            "Caches miss at start, see the docs. Next sentence here, wrapped.\n"
+            "First item with code\n"
+            "Second item\n"
+            "Nested item\n"
+            "A task\n"
+            "Visit for more. Inline html stays.\n"
+            "Quoted text line.\n"
+            "Setext heading");
+  ExpectPiecesPointIntoSource(*x, kMarkdown);
+  // The link's text maps to the link text, not into its target.
+  const size_t docs = x->text.find("docs.");
+  const auto src = SourceOf(*x, docs, docs + 5);
+  ASSERT_TRUE(src.has_value());
+  EXPECT_EQ(kMarkdown.substr(src->begin, src->end - src->begin),
+            "docs](https://example.com/docs.html).");
+}
+
+TEST(Markdown, KeepsNoMarkupAtAll) {
+  const auto x = Extract(kMarkdown, ContentType::kMarkdown, {});
+  ASSERT_TRUE(x.ok());
+  for (const std::string& line : Lines(x->text)) {
+    EXPECT_THAT(line, Not(HasSubstr("](")));
+    EXPECT_THAT(line, Not(HasSubstr("<")));
+    EXPECT_THAT(line, Not(HasSubstr("|")));
+    EXPECT_THAT(line, Not(HasSubstr("**")));
+    EXPECT_NE(line[0], '#');
+    EXPECT_NE(line[0], '*');
+  }
+}
+
+TEST(Markdown, RefusesInvalidUtf8AndEmptyDocuments) {
+  const auto bad = Extract("# Title\n\nbad \xC3\x28 byte", ContentType::kMarkdown, {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("not valid UTF-8"));
+  EXPECT_THAT(bad.status().message(), HasSubstr("byte offset 13"));
+  const auto code = Extract("```\nonly code\n```\n", ContentType::kMarkdown, {});
+  ASSERT_FALSE(code.ok());
+  EXPECT_EQ(code.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(code.status().message(), HasSubstr("no text to summarize"));
+}
+
+TEST(Markdown, DeepNestingDoesNotCrash) {
+  std::string deep(100000, '>');
+  deep += " quoted\n\n";
+  for (int i = 0; i < 20000; ++i) deep += "[";
+  deep += "text";
+  const auto x = Extract(deep, ContentType::kMarkdown, {});
+  ASSERT_TRUE(x.ok()) << x.status();
+  EXPECT_THAT(x->text, HasSubstr("quoted"));
+}
+
+constexpr std::string_view kHtml = R"(<!doctype html>
+<html><head><title>T</title><style>p { color: red }</style>
+<script>var x = "<p>not text</p>";</script></head>
+<body><header><nav><a href="/">Home</a> <a href="/about">About</a></nav></header>
+<div class="sidebar" role="navigation">Sidebar links</div>
+<main><article><header><h1>Cache design</h1></header>
+<p>Caches <b>miss</b> at start &amp; warm
+   up. We keep a <a href="/pool">pool</a>.</p>
+<ul><li>First item</li><li>Second <i>item</i></li></ul>
+<pre>int x = 1;</pre><table><tr><td>cell</td></tr></table>
+<div hidden>Hidden text</div><p aria-hidden="true">Also hidden</p>
+<p>Last&nbsp;paragraph here.</p></article></main>
+<footer>Copyright 2026 Example</footer><script>track()</script></body></html>
+)";
+
+TEST(Html, ExtractsTheMainContentInTheTrainedForm) {
+  const auto x = Extract(kHtml, ContentType::kHtml, {});
+  ASSERT_TRUE(x.ok()) << x.status();
+  EXPECT_EQ(x->text,
+            "Cache design\n"
+            "Caches miss at start & warm up. We keep a pool.\n"
+            "First item\n"
+            "Second item\n"
+            "Last paragraph here.");
+  ExpectPiecesPointIntoSource(*x, kHtml);
+}
+
+TEST(Html, WithoutMainDropsPageChrome) {
+  constexpr std::string_view page =
+      "<html><body><nav>Home | About</nav><header>Site name</header>"
+      "<h2>Title</h2><p>First paragraph.<br>Second line.</p><aside>Related</aside>"
+      "<footer>Contact</footer></body></html>";
+  const auto x = Extract(page, ContentType::kHtml, {});
+  ASSERT_TRUE(x.ok()) << x.status();
+  EXPECT_EQ(x->text, "Title\nFirst paragraph.\nSecond line.");
+}
+
+TEST(Html, DepthOverTheLimitIsRefusedAndHugeDepthDoesNotCrash) {
+  std::string deep;
+  for (int i = 0; i < 600; ++i) deep += "<div>";
+  deep += "text";
+  const auto x = Extract(deep, ContentType::kHtml, {});
+  ASSERT_FALSE(x.ok());
+  EXPECT_EQ(x.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(x.status().message(), HasSubstr("deeper than 512 levels"));
+  std::string deeper;
+  for (int i = 0; i < 200000; ++i) deeper += "<div>";
+  EXPECT_FALSE(Extract(deeper + "text", ContentType::kHtml, {}).ok());
+  ExtractLimits shallow;
+  shallow.max_html_depth = 8;
+  EXPECT_TRUE(Extract("<p>one <b>two</b></p>", ContentType::kHtml, shallow).ok());
+}
+
+TEST(Html, RefusesPagesWithoutTextAndOverTheTextLimit) {
+  const auto empty = Extract("<html><body><script>x()</script><nav>Menu</nav></body></html>",
+                             ContentType::kHtml, {});
+  ASSERT_FALSE(empty.ok());
+  EXPECT_THAT(empty.status().message(), HasSubstr("no text to summarize"));
+  ExtractLimits small;
+  small.max_text_bytes = 64;
+  std::string big = "<p>";
+  for (int i = 0; i < 100; ++i) big += "word ";
+  const auto over = Extract(big, ContentType::kHtml, small);
+  ASSERT_FALSE(over.ok());
+  EXPECT_THAT(over.status().message(), HasSubstr("exceeds 64 bytes"));
+}
+
+// two-column.pdf: Chromium's print of two-column.html (formats/testdata/make-pdfs.sh), with its
+// header (date, title) and footer (URL, page numbers) on every page.
+TEST(Pdf, ReadsColumnsInOrderJoinsHyphensAndDropsPageFurniture) {
+  const std::string pdf = ReadTestFile("two-column.pdf");
+  ASSERT_FALSE(pdf.empty());
+  EXPECT_EQ(Detect(pdf), ContentType::kPdf);
+  const auto x = Extract(pdf, ContentType::kPdf, {});
+  ASSERT_TRUE(x.ok()) << x.status();
+  EXPECT_GE(x->pages, 2);
+  // Paragraphs come in document order (both columns of each page, then the next page).
+  size_t last = 0;
+  for (int i = 1; i <= 24; ++i) {
+    const size_t at = x->text.find("aragraph" + std::to_string(i) + " sentence0");
+    ASSERT_NE(at, std::string::npos) << i;
+    EXPECT_GT(at, last) << i;
+    last = at;
+  }
+  // Each paragraph is one line of the text form; headings are their own lines.
+  const std::vector<std::string> lines = Lines(x->text);
+  EXPECT_EQ(lines.front(), "Two column report");
+  EXPECT_THAT(lines, ::testing::Contains("Section 2 heading"));
+  EXPECT_EQ(lines.size(), 1U + 4U + 24U);
+  // Words broken at a line end are whole again.
+  size_t whole = 0;
+  for (size_t at = 0; (at = x->text.find("reproducibility", at)) != std::string::npos; ++at) {
+    ++whole;
+  }
+  EXPECT_EQ(whole, 24U);
+  EXPECT_THAT(x->text, Not(HasSubstr("- ")));
+  // Running header and footer and page numbers are gone.
+  EXPECT_THAT(x->text, Not(HasSubstr("Formats test report")));
+  EXPECT_THAT(x->text, Not(HasSubstr("file:")));
+  EXPECT_THAT(x->text, Not(HasSubstr("/" + std::to_string(x->pages))));
+}
+
+TEST(Pdf, BoxesHoldTheirWordsOnTheirPages) {
+  const auto x = Extract(ReadTestFile("two-column.pdf"), ContentType::kPdf, {});
+  ASSERT_TRUE(x.ok()) << x.status();
+  uint64_t begin = 0;
+  for (const std::string& line : Lines(x->text)) {
+    const uint64_t end = begin + line.size();
+    const std::vector<PageBox> boxes = PageBoxesOf(*x, begin, end);
+    ASSERT_FALSE(boxes.empty()) << line;
+    for (const Piece& p : x->pieces) {
+      if (p.begin < begin || p.end > end) continue;
+      ASSERT_GE(p.page, 1);
+      ASSERT_LE(p.page, x->pages);
+      bool held = false;
+      for (const PageBox& b : boxes) {
+        held |= b.page == p.page && b.box.x0 <= p.box.x0 && b.box.y0 <= p.box.y0 &&
+                b.box.x1 >= p.box.x1 && b.box.y1 >= p.box.y1;
+      }
+      EXPECT_TRUE(held) << x->text.substr(p.begin, p.end - p.begin);
+    }
+    EXPECT_FALSE(SourceOf(*x, begin, end).has_value());  // a PDF has no byte ranges
+    begin = end + 1;
+  }
+}
+
+TEST(Pdf, BadPdfsGetAStatusAPersonCanActOn) {
+  const std::string pdf = ReadTestFile("two-column.pdf");
+  auto message = [](std::string_view input, const ExtractLimits& limits) {
+    const auto x = Extract(input, ContentType::kPdf, limits);
+    EXPECT_FALSE(x.ok());
+    EXPECT_EQ(x.status().code(), absl::StatusCode::kInvalidArgument);
+    return std::string(x.status().message());
+  };
+  EXPECT_THAT(message("%PDF-1.4\nnot really a pdf", {}), HasSubstr("damaged or not a PDF"));
+  EXPECT_THAT(message(pdf.substr(0, pdf.size() / 3), {}), HasSubstr("PDF"));
+  EXPECT_THAT(message(ReadTestFile("scanned.pdf"), {}), HasSubstr("no text layer"));
+  EXPECT_THAT(message(ReadTestFile("encrypted.pdf"), {}), HasSubstr("encrypted"));
+  ExtractLimits one_page;
+  one_page.max_pdf_pages = 1;
+  EXPECT_THAT(message(pdf, one_page), HasSubstr("the limit is 1 (max_pdf_pages)"));
+  ExtractLimits small;
+  small.max_text_bytes = 500;
+  EXPECT_THAT(message(pdf, small), HasSubstr("exceeds 500 bytes"));
+}
+
+TEST(Language, DetectsEnglishChineseAndJapanese) {
+  EXPECT_EQ(DetectLanguage("The cache keeps recently used pages in memory so that a second "
+                           "read of the same page does not go to the disk again."),
+            "en");
+  EXPECT_EQ(
+      DetectLanguage("缓存把最近使用的页面保存在内存中，这样第二次读取同一页面时就不必再访问磁盘。"
+                     "我们在启动时预热缓存。"),
+      "zh");
+  EXPECT_EQ(
+      DetectLanguage("キャッシュは最近使ったページをメモリに保持するので、同じページを二度目に"
+                     "読むときにディスクへ行かなくてよい。"),
+      "ja");
+  EXPECT_EQ(DetectLanguage("1234 5678"), "und");
+}
+
+}  // namespace
+}  // namespace rpsum::formats

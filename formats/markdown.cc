@@ -1,0 +1,185 @@
+// GitHub Markdown (cmark-gfm, with its table, strikethrough, autolink and task-list
+// extensions) into the text form: headings and paragraphs one line each, list items one line
+// each without their markers; code blocks, tables, HTML blocks, images, footnotes, bare URLs
+// and front matter dropped (what the training corpus's extraction dropped: the corpus README,
+// "Cleaning"). Each word maps back to its bytes in the input.
+#include <cmark-gfm-core-extensions.h>
+#include <cmark-gfm-extension_api.h>
+#include <cmark-gfm.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "formats/builder.h"
+
+namespace rpsum::formats::internal {
+namespace {
+
+// Blanks YAML front matter ("---" ... "---" or "..." at the top) with spaces, keeping its line
+// breaks so that cmark's line numbers still index the input.
+void BlankFrontMatter(std::string* doc) {
+  if (!absl::StartsWith(*doc, "---\n") && !absl::StartsWith(*doc, "---\r\n")) return;
+  size_t line = doc->find('\n') + 1;
+  while (line < doc->size()) {
+    size_t next = doc->find('\n', line);
+    if (next == std::string::npos) next = doc->size();
+    std::string_view l(doc->data() + line, next - line);
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    if (l == "---" || l == "...") {
+      for (size_t i = 0; i < next; ++i) {
+        if ((*doc)[i] != '\n') (*doc)[i] = ' ';
+      }
+      return;
+    }
+    line = next + 1;
+  }
+  // No closing line: not front matter; cmark reads it as it is.
+}
+
+bool IsType(cmark_node* node, const char* name) {
+  const char* t = cmark_node_get_type_string(node);
+  return t != nullptr && std::strcmp(t, name) == 0;
+}
+
+struct IterDeleter {
+  void operator()(cmark_iter* i) const { cmark_iter_free(i); }
+};
+
+// The plain text of an inline subtree (a link's text); iterative, as nesting may be deep.
+std::string InlineText(cmark_node* node) {
+  std::string out;
+  std::unique_ptr<cmark_iter, IterDeleter> it(cmark_iter_new(node));
+  for (cmark_event_type ev; (ev = cmark_iter_next(it.get())) != CMARK_EVENT_DONE;) {
+    cmark_node* n = cmark_iter_get_node(it.get());
+    const cmark_node_type t = cmark_node_get_type(n);
+    if (ev == CMARK_EVENT_ENTER && (t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE)) {
+      if (const char* lit = cmark_node_get_literal(n)) out += lit;
+    }
+  }
+  return out;
+}
+
+// A bare URL or e-mail address (a GFM autolink, <https://...>, or a link whose text is a URL):
+// the training corpus dropped them.
+bool IsBareLink(cmark_node* link) {
+  const char* url = cmark_node_get_url(link);
+  if (url == nullptr) return false;
+  const std::string text = InlineText(link);
+  const std::string_view u(url);
+  return text == u || u == "mailto:" + text || absl::StartsWith(text, "http://") ||
+         absl::StartsWith(text, "https://") || absl::StartsWith(text, "www.");
+}
+
+// Moves *cursor past `markup` (a link target, a tag) when it is near: words after it are looked
+// up after it, not inside it ("." in a URL).
+void SkipPast(std::string_view input, const char* markup, uint64_t* cursor, uint64_t limit) {
+  if (markup == nullptr || *markup == '\0') return;
+  const std::string_view m(markup);
+  const uint64_t stop = std::min<uint64_t>({limit, input.size(), *cursor + 4096 + m.size()});
+  if (*cursor >= stop) return;
+  const size_t at = input.substr(0, stop).find(m, *cursor);
+  if (at != std::string_view::npos) *cursor = at + m.size();
+}
+
+struct ParserDeleter {
+  void operator()(cmark_parser* p) const { cmark_parser_free(p); }
+};
+struct NodeDeleter {
+  void operator()(cmark_node* n) const { cmark_node_free(n); }
+};
+}  // namespace
+
+absl::StatusOr<Extracted> ExtractMarkdown(std::string_view input, const ExtractLimits& limits) {
+  static std::once_flag registered;
+  std::call_once(registered, [] { cmark_gfm_core_extensions_ensure_registered(); });
+
+  std::string doc(input);
+  BlankFrontMatter(&doc);
+  std::vector<uint64_t> line_start = {0, 0};  // 1-based lines
+  for (size_t i = 0; i < doc.size(); ++i) {
+    if (doc[i] == '\n') line_start.push_back(i + 1);
+  }
+  line_start.push_back(doc.size());
+  auto line_offset = [&](int line) -> uint64_t {
+    if (line < 1) return 0;
+    return line_start[std::min<size_t>(static_cast<size_t>(line), line_start.size() - 1)];
+  };
+
+  std::unique_ptr<cmark_parser, ParserDeleter> parser(
+      cmark_parser_new(CMARK_OPT_DEFAULT | CMARK_OPT_FOOTNOTES));
+  for (const char* ext : {"table", "strikethrough", "autolink", "tasklist"}) {
+    if (cmark_syntax_extension* e = cmark_find_syntax_extension(ext)) {
+      cmark_parser_attach_syntax_extension(parser.get(), e);
+    }
+  }
+  cmark_parser_feed(parser.get(), doc.data(), doc.size());
+  std::unique_ptr<cmark_node, NodeDeleter> root(cmark_parser_finish(parser.get()));
+  if (root == nullptr) return absl::InternalError("the Markdown parser failed");
+
+  TextBuilder b(input, limits.max_text_bytes);
+  uint64_t cursor = 0, limit = 0;
+  std::unique_ptr<cmark_iter, IterDeleter> it(cmark_iter_new(root.get()));
+  for (cmark_event_type ev; (ev = cmark_iter_next(it.get())) != CMARK_EVENT_DONE;) {
+    cmark_node* node = cmark_iter_get_node(it.get());
+    const cmark_node_type type = cmark_node_get_type(node);
+    const bool enter = ev == CMARK_EVENT_ENTER;
+    switch (type) {
+      case CMARK_NODE_HEADING:
+      case CMARK_NODE_PARAGRAPH:
+        if (enter) {
+          b.EndBlock();
+          cursor = line_offset(cmark_node_get_start_line(node));
+          limit = line_offset(cmark_node_get_end_line(node) + 1);
+        } else {
+          b.EndBlock();
+        }
+        break;
+      case CMARK_NODE_TEXT:
+      case CMARK_NODE_CODE:
+        if (const char* lit = cmark_node_get_literal(node)) b.AppendText(lit, &cursor, limit);
+        break;
+      case CMARK_NODE_SOFTBREAK:
+      case CMARK_NODE_LINEBREAK:
+        b.Space();
+        break;
+      case CMARK_NODE_LINK:
+        if (enter && IsBareLink(node)) {
+          cmark_iter_reset(it.get(), node, CMARK_EVENT_EXIT);
+        } else if (!enter) {
+          SkipPast(input, cmark_node_get_url(node), &cursor, limit);  // its target
+        }
+        break;
+      case CMARK_NODE_IMAGE:
+        SkipPast(input, cmark_node_get_url(node), &cursor, limit);
+        cmark_iter_reset(it.get(), node, CMARK_EVENT_EXIT);
+        break;
+      case CMARK_NODE_HTML_INLINE:
+        SkipPast(input, cmark_node_get_literal(node), &cursor, limit);  // the tag
+        break;
+      case CMARK_NODE_CODE_BLOCK:
+      case CMARK_NODE_HTML_BLOCK:
+      case CMARK_NODE_THEMATIC_BREAK:
+      case CMARK_NODE_FOOTNOTE_DEFINITION:
+      case CMARK_NODE_FOOTNOTE_REFERENCE:
+        if (enter) cmark_iter_reset(it.get(), node, CMARK_EVENT_EXIT);
+        break;
+      default:
+        // Extension blocks: tables are dropped (as in the training corpus); strikethrough and
+        // task lists keep their text.
+        if (enter && IsType(node, "table")) {
+          b.EndBlock();
+          cmark_iter_reset(it.get(), node, CMARK_EVENT_EXIT);
+        }
+        break;
+    }
+    if (b.overflowed()) break;
+  }
+  return std::move(b).Finish("Markdown document");
+}
+
+}  // namespace rpsum::formats::internal

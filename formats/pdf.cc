@@ -1,0 +1,411 @@
+// PDF (poppler) into the text form. Poppler gives each page's words in reading order (columns
+// one after the other) with their boxes and font sizes; here words become lines, lines become
+// blocks (a paragraph, heading or list item: one line of the text form each), and the page
+// furniture goes: lines in the top or bottom tenth of a page that repeat on at least half the
+// pages (running titles, dates, URLs) and page numbers. A hyphen at a line end joins the word
+// across the break when the next line goes on in lowercase.
+#include <poppler-document.h>
+#include <poppler-global.h>
+#include <poppler-page.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "formats/builder.h"
+
+namespace rpsum::formats::internal {
+namespace {
+
+struct Word {
+  std::string text;
+  Box box;
+  double font_size = 0;
+  bool soft_hyphen_end = false;  // ended in U+00AD: a hyphenation point, shown at a line end
+};
+
+struct Line {
+  std::vector<Word> words;  // left to right
+  Box box;
+  double font_size = 0;  // the largest of its words'
+  int32_t page = 0;      // 1-based
+  bool margin = false;   // in the top or bottom tenth of its page
+  bool dropped = false;
+  std::string Text() const {
+    std::string t;
+    for (const Word& w : words) {
+      if (!t.empty()) t += ' ';
+      t += w.text;
+    }
+    return t;
+  }
+};
+
+double Height(const Box& b) { return b.y1 - b.y0; }
+
+void Extend(Box* a, const Box& b) {
+  a->x0 = std::min(a->x0, b.x0);
+  a->y0 = std::min(a->y0, b.y0);
+  a->x1 = std::max(a->x1, b.x1);
+  a->y1 = std::max(a->y1, b.y1);
+}
+
+Line LineOf(std::vector<Word> words, int32_t page) {
+  Line l;
+  l.page = page;
+  l.box = words.front().box;
+  for (const Word& w : words) {
+    Extend(&l.box, w.box);
+    l.font_size = std::max(l.font_size, w.font_size);
+  }
+  l.words = std::move(words);
+  return l;
+}
+
+// Digits as '#': "Page 3 of 9" and "Page 4 of 9" are one running line.
+std::string Shape(const std::string& text) {
+  std::string s;
+  for (char c : text) s += std::isdigit(static_cast<unsigned char>(c)) ? '#' : c;
+  return s;
+}
+
+// "3", "- 3 -", "3/9", "3 of 9", "Page 3", "Page 3 of 9", "iv".
+bool IsPageNumber(const std::string& text) {
+  std::string t;
+  for (char c : Shape(text)) {
+    if (c != ' ' && c != '-') t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (t.rfind("page", 0) == 0) t = t.substr(4);
+  if (t.empty()) return false;
+  if (t.find_first_not_of("ivxlc") == std::string::npos && t.size() <= 6) return true;
+  size_t i = 0;
+  while (i < t.size() && t[i] == '#') ++i;
+  if (i == 0) return false;
+  if (i == t.size()) return true;
+  std::string rest = t.substr(i);
+  if (rest.rfind('/', 0) == 0) {
+    rest = rest.substr(1);
+  } else if (rest.rfind("of", 0) == 0) {
+    rest = rest.substr(2);
+  } else {
+    return false;
+  }
+  return !rest.empty() && rest.find_first_not_of('#') == std::string::npos;
+}
+
+// What a lone page's header or footer holds: a page number, a URL, a date or a time.
+bool LooksLikeFurniture(const std::string& text) {
+  const std::string shape = Shape(text);
+  return IsPageNumber(text) || text.find("://") != std::string::npos ||
+         shape.find("#/#") != std::string::npos || shape.find("#:##") != std::string::npos ||
+         shape.find("#-##-#") != std::string::npos;
+}
+
+bool StartsListItem(const Line& line) {
+  const std::string& w = line.words.front().text;
+  if (w == "\xE2\x80\xA2" || w == "\xE2\x97\xA6" || w == "\xE2\x96\xAA" || w == "-" ||
+      w == "\xE2\x80\x93" || w == "*") {
+    return true;
+  }
+  size_t i = 0;
+  while (i < w.size() && i < 3 && std::isdigit(static_cast<unsigned char>(w[i]))) ++i;
+  return i > 0 && i + 1 == w.size() && (w[i] == '.' || w[i] == ')');
+}
+
+// Poppler reports problems in a PDF on stderr by default; a server does not.
+void SilencePoppler() {
+  static std::once_flag once;
+  std::call_once(
+      once, [] { poppler::set_debug_error_function([](const std::string&, void*) {}, nullptr); });
+}
+
+// Soft hyphens (U+00AD) leave the word; one at its end marks a hyphenation point.
+Word MakeWord(std::string text, const Box& box, double font_size) {
+  static constexpr std::string_view kSoftHyphen = "\xC2\xAD";
+  Word w;
+  w.box = box;
+  w.font_size = font_size;
+  w.soft_hyphen_end = text.size() >= 2 && text.compare(text.size() - 2, 2, kSoftHyphen) == 0;
+  for (size_t at; (at = text.find(kSoftHyphen)) != std::string::npos;) text.erase(at, 2);
+  w.text = std::move(text);
+  return w;
+}
+
+// A page's words as lines across the whole page, top to bottom, each left to right (words of
+// two columns at the same height share a line here; ColumnsInReadingOrder splits them).
+std::vector<Line> PageLines(std::vector<Word> words, int32_t page) {
+  std::stable_sort(words.begin(), words.end(), [](const Word& a, const Word& b) {
+    return a.box.y0 + a.box.y1 < b.box.y0 + b.box.y1;
+  });
+  std::vector<std::vector<Word>> rows;
+  Box row;
+  for (Word& w : words) {
+    const double overlap =
+        rows.empty() ? 0 : std::min(row.y1, w.box.y1) - std::max(row.y0, w.box.y0);
+    if (rows.empty() || overlap <= 0.5 * std::min(Height(row), Height(w.box))) {
+      rows.emplace_back();
+      row = w.box;
+    }
+    Extend(&row, w.box);
+    rows.back().push_back(std::move(w));
+  }
+  std::vector<Line> lines;
+  for (std::vector<Word>& r : rows) {
+    std::stable_sort(r.begin(), r.end(),
+                     [](const Word& a, const Word& b) { return a.box.x0 < b.box.x0; });
+    // A soft hyphen poppler gave as a word of its own belongs to the word before it.
+    std::vector<Word> kept;
+    for (Word& w : r) {
+      if (w.text.empty()) {
+        if (w.soft_hyphen_end && !kept.empty()) kept.back().soft_hyphen_end = true;
+        continue;
+      }
+      if (!kept.empty()) kept.back().soft_hyphen_end = false;  // not at the line's end
+      kept.push_back(std::move(w));
+    }
+    if (!kept.empty()) lines.push_back(LineOf(std::move(kept), page));
+  }
+  return lines;
+}
+
+// Column gutters of a page: x ranges at least 8 points wide, inside its text, that at most
+// one line in twenty crosses, with a quarter of the lines on each side.
+std::vector<std::pair<double, double>> Gutters(const std::vector<const Line*>& lines) {
+  std::vector<std::pair<double, double>> gutters;
+  if (lines.size() < 6) return gutters;
+  double lo = 1e9, hi = -1e9;
+  for (const Line* l : lines) {
+    lo = std::min(lo, l->box.x0);
+    hi = std::max(hi, l->box.x1);
+  }
+  if (!(hi - lo > 50) || hi - lo > 1e5) return gutters;
+  const auto bins = static_cast<size_t>(hi - lo) + 1;
+  std::vector<int> cover(bins, 0);
+  for (const Line* l : lines) {
+    std::vector<bool> hit(bins, false);
+    for (const Word& w : l->words) {
+      for (auto b = static_cast<size_t>(std::max(0.0, w.box.x0 - lo));
+           b < bins && static_cast<double>(b) + lo < w.box.x1; ++b) {
+        hit[b] = true;
+      }
+    }
+    for (size_t b = 0; b < bins; ++b) cover[b] += hit[b] ? 1 : 0;
+  }
+  const auto n = static_cast<int>(lines.size());
+  size_t b = 0;
+  while (b < bins) {
+    if (cover[b] * 20 > n) {
+      ++b;
+      continue;
+    }
+    size_t e = b;
+    while (e < bins && cover[e] * 20 <= n) ++e;
+    const double x0 = lo + static_cast<double>(b), x1 = lo + static_cast<double>(e);
+    int left = 0, right = 0;
+    for (const Line* l : lines) {
+      left += l->box.x0 < x0 ? 1 : 0;
+      right += l->box.x1 > x1 ? 1 : 0;
+    }
+    if (x1 - x0 >= 8 && 4 * left >= n && 4 * right >= n) gutters.emplace_back(x0, x1);
+    b = e;
+  }
+  return gutters;
+}
+
+// A page's kept lines in reading order: between lines that cross a gutter (a title over both
+// columns), each column top to bottom, then the next column.
+void ColumnsInReadingOrder(const std::vector<const Line*>& lines, std::vector<Line>* out) {
+  const std::vector<std::pair<double, double>> gutters = Gutters(lines);
+  std::vector<std::vector<Line>> columns(gutters.size() + 1);
+  auto flush = [&] {
+    for (auto& c : columns) {
+      for (Line& l : c) out->push_back(std::move(l));
+      c.clear();
+    }
+  };
+  for (const Line* l : lines) {
+    bool spans = false;
+    for (const Word& w : l->words) {
+      for (const auto& g : gutters) spans |= w.box.x0 < g.second && w.box.x1 > g.first;
+    }
+    if (spans) {
+      flush();
+      out->push_back(*l);
+      continue;
+    }
+    std::vector<std::vector<Word>> parts(columns.size());
+    for (const Word& w : l->words) {
+      size_t col = 0;
+      while (col < gutters.size() && w.box.x0 >= gutters[col].second) ++col;
+      parts[col].push_back(w);
+    }
+    for (size_t c = 0; c < parts.size(); ++c) {
+      if (!parts[c].empty()) columns[c].push_back(LineOf(std::move(parts[c]), l->page));
+    }
+  }
+  flush();
+}
+
+// Marks running headers and footers and page numbers: margin lines that repeat (digits aside)
+// on half the pages or more, and on any page margin lines that look like a page number, a URL,
+// a date or a time.
+void DropPageFurniture(std::vector<std::vector<Line>>* pages) {
+  absl::flat_hash_map<std::string, absl::flat_hash_set<int32_t>> seen;
+  for (const auto& page : *pages) {
+    for (const Line& l : page) {
+      if (l.margin) seen[Shape(l.Text())].insert(l.page);
+    }
+  }
+  const size_t n = pages->size();
+  for (auto& page : *pages) {
+    for (Line& l : page) {
+      if (!l.margin) continue;
+      const std::string text = l.Text();
+      l.dropped = LooksLikeFurniture(text) || (n >= 2 && 2 * seen[Shape(text)].size() >= n);
+    }
+  }
+}
+
+// Every page's lines in reading order, page furniture left out.
+absl::StatusOr<std::vector<Line>> ReadLines(poppler::document* doc, int pages,
+                                            uint64_t max_text_bytes) {
+  std::vector<std::vector<Line>> by_page;
+  uint64_t bytes = 0;
+  for (int p = 0; p < pages; ++p) {
+    std::unique_ptr<poppler::page> page(doc->create_page(p));
+    if (page == nullptr) continue;
+    std::vector<Word> words;
+    for (const poppler::text_box& tb : page->text_list(poppler::page::text_list_include_font)) {
+      const poppler::byte_array utf8 = tb.text().to_utf8();
+      const poppler::rectf r = tb.bbox();
+      const Box box{r.x(), r.y(), r.x() + r.width(), r.y() + r.height()};
+      words.push_back(MakeWord(std::string(utf8.begin(), utf8.end()), box,
+                               tb.has_font_info() ? tb.get_font_size() : Height(box)));
+      bytes += words.back().text.size() + 1;
+      if (bytes > max_text_bytes) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "the text extracted from this PDF exceeds ", max_text_bytes, " bytes by page ", p + 1,
+            " (the extracted-text limit); send fewer pages"));
+      }
+    }
+    by_page.push_back(PageLines(std::move(words), p + 1));
+    const double height = page->page_rect().height();
+    for (Line& l : by_page.back()) {
+      const double mid = (l.box.y0 + l.box.y1) / 2;
+      l.margin = height > 0 && (mid < 0.1 * height || mid > 0.9 * height);
+    }
+  }
+  DropPageFurniture(&by_page);
+  std::vector<Line> lines;
+  for (const auto& page : by_page) {
+    std::vector<const Line*> kept;
+    for (const Line& l : page) {
+      if (!l.dropped) kept.push_back(&l);
+    }
+    ColumnsInReadingOrder(kept, &lines);
+  }
+  return lines;
+}
+
+bool StartsSentence(const Line& line) {
+  const auto c = static_cast<unsigned char>(line.words.front().text[0]);
+  return std::isupper(c) || std::isdigit(c) || c >= 0x80;
+}
+
+// Whether `line` starts a new block after `prev` in a block whose lines so far span `block`:
+// a paragraph's gap, another font size or a list marker; or the previous line ended short of
+// the block's right edge and this one starts like a sentence. A paragraph goes on across a
+// column or page break.
+bool StartsBlock(const Line& prev, const Line& line, const Box& block, int block_lines) {
+  const bool short_prev = block_lines >= 2 && prev.box.x1 < block.x1 - 0.15 * (block.x1 - block.x0);
+  const double h = Height(prev.box);
+  const bool moved = line.page != prev.page || line.box.y0 < prev.box.y0 - 0.5 * h;
+  if (moved) return block_lines < 2 || (short_prev && StartsSentence(line));
+  if (line.box.y0 - prev.box.y1 > 0.6 * h) return true;
+  if (std::fabs(line.font_size - prev.font_size) > 0.1 * prev.font_size) return true;
+  if (StartsListItem(line)) return true;
+  return short_prev && StartsSentence(line);
+}
+
+void AppendLine(const Line& line, bool first_in_block, TextBuilder* b, bool* join_next) {
+  bool space = !first_in_block;
+  if (!first_in_block && *join_next) {
+    space = false;  // "interna-" + "tionalization" at a soft hyphen
+  } else if (!first_in_block &&
+             std::islower(static_cast<unsigned char>(line.words.front().text[0])) != 0 &&
+             b->DropTrailingHyphen()) {
+    space = false;  // "exam-" + "ple"
+  }
+  const Word* prev = nullptr;
+  for (const Word& w : line.words) {
+    if (prev != nullptr) space = w.box.x0 - prev->box.x1 > 0.2 * w.font_size;
+    b->AppendWord(w.text, space, line.page, w.box);
+    prev = &w;
+  }
+  *join_next = line.words.back().soft_hyphen_end;
+}
+
+}  // namespace
+
+absl::StatusOr<Extracted> ExtractPdf(std::string_view input, const ExtractLimits& limits) {
+  SilencePoppler();
+  if (input.size() > static_cast<size_t>(INT32_MAX)) {
+    return absl::InvalidArgumentError("this PDF is too large");
+  }
+  std::unique_ptr<poppler::document> doc(
+      poppler::document::load_from_raw_data(input.data(), static_cast<int>(input.size())));
+  if (doc == nullptr) {
+    return absl::InvalidArgumentError(
+        "this PDF cannot be read: it is damaged or not a PDF (poppler could not open it); "
+        "check that the whole file was sent");
+  }
+  if (doc->is_locked()) {
+    return absl::InvalidArgumentError(
+        "this PDF is encrypted with a password; send an unencrypted copy");
+  }
+  const int pages = doc->pages();
+  if (pages > limits.max_pdf_pages) {
+    return absl::InvalidArgumentError(absl::StrCat("this PDF has ", pages, " pages; the limit is ",
+                                                   limits.max_pdf_pages,
+                                                   " (max_pdf_pages); send fewer pages"));
+  }
+  absl::StatusOr<std::vector<Line>> lines = ReadLines(doc.get(), pages, limits.max_text_bytes);
+  if (!lines.ok()) return lines.status();
+  if (lines->empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("this PDF (", pages, pages == 1 ? " page" : " pages",
+                     ") has no text layer: it is probably scanned images; run OCR on it first"));
+  }
+  TextBuilder b({}, limits.max_text_bytes);
+  const Line* prev = nullptr;
+  Box block;
+  int block_lines = 0;
+  bool join_next = false;
+  for (const Line& line : *lines) {
+    const bool starts = prev == nullptr || StartsBlock(*prev, line, block, block_lines);
+    if (starts) {
+      b.EndBlock();
+      block = line.box;
+      block_lines = 0;
+    } else if (line.page != prev->page || line.box.y0 < prev->box.y0) {
+      block = line.box;  // the paragraph goes on in the next column: measure lines there
+    } else {
+      Extend(&block, line.box);
+    }
+    AppendLine(line, starts, &b, &join_next);
+    ++block_lines;
+    prev = &line;
+  }
+  absl::StatusOr<Extracted> result = std::move(b).Finish("PDF");
+  if (result.ok()) result->pages = pages;
+  return result;
+}
+
+}  // namespace rpsum::formats::internal

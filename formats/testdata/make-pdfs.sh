@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Remakes the PDF fixtures of formats_test from the HTML beside them: Debian's headless
+# Chromium prints each page (with its default header and footer: date, title, URL, page
+# numbers), and qpdf (apt-get install qpdf; only needed here) encrypts a copy. Run from anywhere.
+set -euo pipefail
+cd "$(dirname "$0")"
+profile=$(mktemp -d)
+trap 'rm -rf "$profile"' EXIT
+print() {  # html pdf
+  chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+    --disable-component-update --disable-sync --user-data-dir="$profile" \
+    --print-to-pdf="$2" "${@:3}" "$1" 2>/dev/null
+}
+print two-column.html two-column.pdf
+# A scan has no header or footer either: nothing of its text is text.
+print scanned.html scanned.pdf --no-pdf-header-footer
+qpdf --encrypt secret owner 256 -- two-column.pdf encrypted.pdf
