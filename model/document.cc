@@ -37,11 +37,56 @@ bool IsListItem(std::string_view line) {
   return i > 0 && i + 1 < line.size() && (line[i] == '.' || line[i] == ')') && line[i + 1] == ' ';
 }
 
+// The code point at s[i] and its length in bytes (*len); a byte that does not start a valid
+// sequence is returned as itself, length 1.
+uint32_t CodePointAt(std::string_view s, size_t i, size_t* len) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+  if (n == 1 || i + n > s.size()) {
+    *len = 1;
+    return c;
+  }
+  uint32_t cp = c & (0x7F >> n);
+  for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+  *len = n;
+  return cp;
+}
+
+// Han ideographs, hiragana and katakana: scripts written without spaces between words, where a
+// character is the unit a reader counts (docs/design.md, section 2, "Other scripts"). Hangul is
+// written with spaces and counts by them.
+bool IsCjkWordChar(uint32_t cp) {
+  return (cp >= 0x3040 && cp <= 0x30FF) || (cp >= 0x31F0 && cp <= 0x31FF) ||
+         (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x4E00 && cp <= 0x9FFF) ||
+         (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF66 && cp <= 0xFF9F) ||
+         (cp >= 0x20000 && cp <= 0x2FFFF);
+}
+
+// CJK symbols and punctuation ("、。「」") and the full-width ASCII punctuation: they separate
+// words and are none.
+bool IsCjkPunctuation(uint32_t cp) {
+  return (cp >= 0x3000 && cp <= 0x303F) || (cp >= 0xFF01 && cp <= 0xFF0F) ||
+         (cp >= 0xFF1A && cp <= 0xFF20) || (cp >= 0xFF3B && cp <= 0xFF40) ||
+         (cp >= 0xFF5B && cp <= 0xFF65);
+}
+
+// Whether the last character of `s` is an ideograph or kana (a CJK line ending without
+// punctuation).
+bool EndsWithCjkWordChar(std::string_view s) {
+  size_t i = s.size();
+  while (i > 0 && (static_cast<unsigned char>(s[i - 1]) & 0xC0) == 0x80) --i;
+  if (i == 0) return false;
+  --i;
+  size_t len = 1;
+  return IsCjkWordChar(CodePointAt(s, i, &len));
+}
+
 bool EndsWithPunctuation(std::string_view line) {
   if (line.empty()) return false;
   const char c = line.back();
   return c == '.' || c == '!' || c == '?' || c == ':' || c == ';' || c == ',' || c == ')' ||
-         c == '"' || c == '\'' || static_cast<unsigned char>(c) >= 0x80;
+         c == '"' || c == '\'' ||
+         (static_cast<unsigned char>(c) >= 0x80 && !EndsWithCjkWordChar(line));
 }
 
 std::unique_ptr<icu::BreakIterator> MakeSentenceIterator() {
@@ -166,10 +211,27 @@ absl::Status Invalid(absl::string_view what) { return absl::InvalidArgumentError
 int32_t CountWords(std::string_view s) {
   int32_t n = 0;
   bool in_word = false;
-  for (char c : s) {
-    const bool space = IsSpace(c) || c == '\n';
-    if (!space && !in_word) ++n;
-    in_word = !space;
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      const bool space = IsSpace(s[i]) || s[i] == '\n';
+      if (!space && !in_word) ++n;
+      in_word = !space;
+      ++i;
+      continue;
+    }
+    size_t len = 1;
+    const uint32_t cp = CodePointAt(s, i, &len);
+    i += len;
+    if (IsCjkWordChar(cp)) {
+      ++n;  // each ideograph or kana is a word-equivalent
+      in_word = false;
+    } else if (IsCjkPunctuation(cp)) {
+      in_word = false;
+    } else if (!in_word) {
+      ++n;
+      in_word = true;
+    }
   }
   return n;
 }
@@ -272,17 +334,7 @@ std::vector<std::string> AsciiWords(std::string_view text) {
   return out;
 }
 
-std::string_view PreparedDocument::UnitText(const DocumentInput& in, int32_t unit) const {
-  const Unit& u = units[unit];
-  const std::string_view src = in.presplit ? in.sentences[u.input_index] : in.document;
-  return src.substr(u.begin, u.end - u.begin);
-}
-
-namespace {
-
-// INVALID_ARGUMENT unless `text` is UTF-8 without NUL bytes; the message names the field and
-// the offset of the first bad byte.
-absl::Status CheckText(std::string_view text, absl::string_view name) {
+absl::Status ValidateText(std::string_view text, absl::string_view name) {
   const int64_t bad = FirstInvalidUtf8(text);
   if (bad >= 0) {
     return Invalid(absl::StrCat(name, " is not valid UTF-8: first invalid byte 0x",
@@ -296,6 +348,14 @@ absl::Status CheckText(std::string_view text, absl::string_view name) {
   }
   return absl::OkStatus();
 }
+
+std::string_view PreparedDocument::UnitText(const DocumentInput& in, int32_t unit) const {
+  const Unit& u = units[unit];
+  const std::string_view src = in.presplit ? in.sentences[u.input_index] : in.document;
+  return src.substr(u.begin, u.end - u.begin);
+}
+
+namespace {
 
 // The units of sentences the caller split: one per sentence, each validated.
 absl::StatusOr<std::vector<Unit>> PresplitUnits(const std::vector<std::string_view>& sentences,
@@ -312,7 +372,7 @@ absl::StatusOr<std::vector<Unit>> PresplitUnits(const std::vector<std::string_vi
   for (size_t i = 0; i < sentences.size(); ++i) {
     const std::string_view s = sentences[i];
     const std::string name = absl::StrCat("sentences[", i, "]");
-    if (absl::Status st = CheckText(s, name); !st.ok()) return st;
+    if (absl::Status st = ValidateText(s, name); !st.ok()) return st;
     uint64_t b = 0, e = s.size();
     Trim(s, &b, &e);
     if (b == e) return Invalid(absl::StrCat(name, " is empty or only whitespace"));
@@ -334,7 +394,7 @@ absl::StatusOr<std::vector<Unit>> DocumentUnits(std::string_view document,
                                 opt.max_document_bytes, " (max_document_bytes)"));
   }
   if (document.empty()) return Invalid("document is empty");
-  if (absl::Status s = CheckText(document, "document"); !s.ok()) return s;
+  if (absl::Status s = ValidateText(document, "document"); !s.ok()) return s;
   std::vector<Unit> units = SplitUnits(document);
   if (units.empty()) return Invalid("document is empty: it holds only whitespace");
   return units;
@@ -487,7 +547,7 @@ absl::StatusOr<PreparedDocument> Prepare(const DocumentInput& in, const Tokenize
   if (in.title.size() > 1024) {
     return Invalid(absl::StrCat("title is ", in.title.size(), " bytes; the limit is 1024"));
   }
-  if (absl::Status s = CheckText(in.title, "title"); !s.ok()) return s;
+  if (absl::Status s = ValidateText(in.title, "title"); !s.ok()) return s;
   PreparedDocument out;
   {
     auto units = in.presplit ? PresplitUnits(in.sentences, opt) : DocumentUnits(in.document, opt);

@@ -29,7 +29,10 @@ struct Unit {
   int32_t words = 0;             // whitespace-separated words
 };
 
-// Whitespace-separated words (space, tab, CR, LF, VT, FF), the corpus README's count.
+// Words: whitespace-separated (space, tab, CR, LF, VT, FF), the corpus README's count, except
+// that each Han ideograph or kana counts as one word-equivalent (Chinese and Japanese are
+// written without spaces) and CJK punctuation separates words. Every budget and feature counts
+// words this way.
 int32_t CountWords(std::string_view text);
 
 // rouge-score's tokenizer without stemming: lowercase runs of [a-z0-9], every other byte
@@ -40,6 +43,10 @@ std::vector<std::string> AsciiWords(std::string_view text);
 // Returns the byte offset of the first byte that is not part of valid UTF-8 (overlong forms,
 // surrogates and code points above U+10FFFF are invalid), or -1 if `text` is valid.
 int64_t FirstInvalidUtf8(std::string_view text);
+
+// InvalidArgument unless `text` is UTF-8 without NUL bytes; the message names the field
+// (`name`) and the offset of the first bad byte.
+absl::Status ValidateText(std::string_view text, absl::string_view name);
 
 // Splits a valid UTF-8 document into units: each line is its own block (a unit never crosses
 // a line break); headings (a leading '#', or a short line without final punctuation), table

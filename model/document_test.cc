@@ -188,6 +188,32 @@ TEST(SplitUnits, ShortUnitsAreFlagged) {
   EXPECT_FALSE(units[1].is_short);
 }
 
+// Chinese and Japanese: units end at 。！？ (and the full-width forms), each ideograph or kana
+// is a word-equivalent, and a short line without punctuation is a heading.
+TEST(SplitUnits, ChineseAndJapaneseSentencesAndWords) {
+  EXPECT_EQ(CountWords("我们使用缓存。"), 6);
+  EXPECT_EQ(CountWords("使用gRPC服务"), 5);
+  EXPECT_EQ(CountWords("キャッシュを使う"), 8);
+  EXPECT_EQ(CountWords("캐시를 사용한다"), 2);  // Hangul is written with spaces
+  EXPECT_EQ(CountWords("「引用」、逗号"), 4);
+  EXPECT_EQ(CountWords("plain English words"), 3);
+
+  const std::string zh = "缓存设计\n第一句话很重要。第二句话也很重要！第三句话呢？最后一句没有标点";
+  const std::vector<Unit> units = SplitUnits(zh);
+  ASSERT_EQ(units.size(), 5U);
+  EXPECT_EQ(units[0].kind, UnitKind::kHeading);
+  EXPECT_EQ(Texts(zh, units),
+            (std::vector<std::string>{"缓存设计", "第一句话很重要。", "第二句话也很重要！",
+                                      "第三句话呢？", "最后一句没有标点"}));
+  EXPECT_EQ(units[1].words, 7);
+  EXPECT_FALSE(units[1].is_short);
+
+  const std::string ja = "これは最初の文です。これは二番目の文です！本当ですか？";
+  EXPECT_EQ(
+      Texts(ja, SplitUnits(ja)),
+      (std::vector<std::string>{"これは最初の文です。", "これは二番目の文です！", "本当ですか？"}));
+}
+
 TEST(Utf8, FindsTheFirstInvalidByte) {
   EXPECT_EQ(FirstInvalidUtf8("plain ascii"), -1);
   EXPECT_EQ(FirstInvalidUtf8("h\xc3\xa9llo \xf0\x9f\x8e\x89"), -1);
