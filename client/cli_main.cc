@@ -33,6 +33,9 @@ ABSL_FLAG(double, ratio, 0, "summary length as a fraction of the input's words")
 ABSL_FLAG(int, clip_distance, 0, "override the model's clip distance k (0: its policy)");
 ABSL_FLAG(std::string, truncation, "reject", "reject, head or head_and_tail");
 ABSL_FLAG(std::string, title, "", "document title");
+ABSL_FLAG(std::string, content_type, "",
+          "the documents' MIME type (text/plain, text/markdown, text/html, application/pdf); "
+          "default: from each file's extension (.md, .html, .pdf, .txt), else the server detects");
 ABSL_FLAG(bool, json, false, "print the full responses as JSON lines");
 ABSL_FLAG(int, concurrency, 4, "files in flight at once");
 ABSL_FLAG(std::string, token_file, "", "file with the bearer token");
@@ -93,6 +96,7 @@ SummarizeOptions SummarizeOptionsFromFlags() {
   so.ratio = static_cast<float>(absl::GetFlag(FLAGS_ratio));
   so.clip_distance = absl::GetFlag(FLAGS_clip_distance);
   so.title = absl::GetFlag(FLAGS_title);
+  so.content_type = absl::GetFlag(FLAGS_content_type);
   const std::string t = absl::GetFlag(FLAGS_truncation);
   so.truncation = t == "head"            ? v1::TRUNCATION_HEAD
                   : t == "head_and_tail" ? v1::TRUNCATION_HEAD_AND_TAIL
@@ -203,14 +207,20 @@ int Run(const std::vector<char*>& args) {
   if (files.empty()) files.emplace_back("-");
   const SummarizeOptions so = SummarizeOptionsFromFlags();
   Client& c = **client;
+  // Each file's content type: the flag's, else its extension's.
+  auto options_for = [&so](const std::string& file) {
+    SummarizeOptions o = so;
+    if (o.content_type.empty()) o.content_type = ContentTypeForFile(file);
+    return o;
+  };
   if (cmd == "estimate") {
-    return ForEachFile(files, [&](const std::string&, const std::string& text) {
-      return EstimateOne(c, text, so);
+    return ForEachFile(files, [&](const std::string& file, const std::string& text) {
+      return EstimateOne(c, text, options_for(file));
     });
   }
   const bool headers = files.size() > 1;
   return ForEachFile(files, [&](const std::string& file, const std::string& text) {
-    return SummarizeOne(c, text, so, headers ? absl::StrCat("== ", file, "\n") : "");
+    return SummarizeOne(c, text, options_for(file), headers ? absl::StrCat("== ", file, "\n") : "");
   });
 }
 

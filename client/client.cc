@@ -1,5 +1,6 @@
 #include "client/client.h"
 
+#include <cctype>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -69,7 +70,20 @@ v1::SummarizeRequest Client::Request(const std::string& document, const Summariz
   r.set_truncation(o.truncation);
   r.set_priority(o.priority);
   r.set_keep_redundant(o.keep_redundant);
+  r.set_content_type(o.content_type);
   return r;
+}
+
+std::string ContentTypeForFile(const std::string& path) {
+  const size_t dot = path.rfind('.');
+  if (dot == std::string::npos || path.find('/', dot) != std::string::npos) return "";
+  std::string ext = path.substr(dot + 1);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (ext == "md" || ext == "markdown") return "text/markdown";
+  if (ext == "html" || ext == "htm" || ext == "xhtml") return "text/html";
+  if (ext == "pdf") return "application/pdf";
+  if (ext == "txt") return "text/plain";
+  return "";
 }
 
 template <typename Fn>

@@ -83,6 +83,12 @@ absl::StatusOr<RequestPlan> PlanRequest(const v1::SummarizeRequest& r,
   p.select.trigram_blocking = !r.keep_redundant();
   p.select.rerank = config.scoring.rerank;  // the model's summary-level reranking, if any
   p.return_all_scores = r.return_all_scores();
+  if (!r.content_type().empty() && r.input_case() == v1::SummarizeRequest::kDocument) {
+    absl::StatusOr<formats::ContentType> type = formats::ParseContentType(r.content_type());
+    if (!type.ok()) return type.status();
+    p.content_type = *type;
+  }
+  p.return_extracted_text = r.return_extracted_text();
   return p;
 }
 
@@ -92,8 +98,59 @@ void FillModelIdentity(const model::ModelDescription& d, v1::ModelIdentity* out)
   out->set_weights_sha256(d.weights_sha256);
 }
 
-void FillSummary(const RequestPlan& plan, const model::PreparedDocument& doc,
-                 const model::DocumentScores& result, v1::SummarizeResponse* out) {
+absl::Status ReadInput(const ReadOptions& options, RequestPlan* plan, ReadDocument* read) {
+  model::DocumentInput& in = plan->input;
+  if (in.presplit) {
+    read->type = formats::ContentType::kText;
+    if (!in.sentences.empty()) read->language = formats::DetectLanguage(in.sentences.front());
+    return absl::OkStatus();
+  }
+  if (in.document.size() > options.max_document_bytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("document is ", in.document.size(), " bytes; the limit is ",
+                     options.max_document_bytes, " (max_document_bytes)"));
+  }
+  read->type = plan->content_type.value_or(formats::Detect(in.document));
+  if (read->type != formats::ContentType::kText) {
+    absl::StatusOr<formats::Extracted> x =
+        formats::Extract(in.document, read->type, options.limits);
+    if (!x.ok()) return x.status();
+    read->extracted = *std::move(x);
+    in.document = read->extracted->text;
+  }
+  read->language = formats::DetectLanguage(in.document);
+  return absl::OkStatus();
+}
+
+namespace {
+
+// Where a unit of the extracted text came from in the original.
+void FillSource(const ReadDocument& read, const model::Unit& u, v1::Sentence* s) {
+  if (!read.extracted) {
+    s->set_source_begin(u.begin);
+    s->set_source_end(u.end);
+    return;
+  }
+  const formats::Extracted& x = *read.extracted;
+  if (auto src = formats::SourceOf(x, u.begin, u.end)) {
+    s->set_source_begin(src->begin);
+    s->set_source_end(src->end);
+  }
+  for (const formats::PageBox& pb : formats::PageBoxesOf(x, u.begin, u.end)) {
+    v1::PageBox* b = s->add_boxes();
+    b->set_page(static_cast<uint32_t>(pb.page));
+    b->set_x0(static_cast<float>(pb.box.x0));
+    b->set_y0(static_cast<float>(pb.box.y0));
+    b->set_x1(static_cast<float>(pb.box.x1));
+    b->set_y1(static_cast<float>(pb.box.y1));
+  }
+}
+
+}  // namespace
+
+void FillSummary(const RequestPlan& plan, const ReadDocument& read,
+                 const model::PreparedDocument& doc, const model::DocumentScores& result,
+                 v1::SummarizeResponse* out) {
   const std::vector<float>& scores = result.scores;
   std::vector<std::string_view> texts;
   for (int32_t u : doc.kept) texts.push_back(doc.UnitText(plan.input, u));
@@ -109,6 +166,7 @@ void FillSummary(const RequestPlan& plan, const model::PreparedDocument& doc,
     s->set_end(u.end);
     s->set_score(scores[i]);
     s->set_text(std::string(texts[i]));
+    FillSource(read, u, s);
     if (!summary.empty()) summary += '\n';
     summary.append(texts[i]);
   }
@@ -121,6 +179,12 @@ void FillSummary(const RequestPlan& plan, const model::PreparedDocument& doc,
   out->set_clip_distance(static_cast<uint32_t>(result.clip_distance));
   out->set_attention_mode(result.local_attention ? v1::ATTENTION_MODE_LOCAL
                                                  : v1::ATTENTION_MODE_FULL);
+  out->set_content_type(std::string(formats::MimeName(read.type)));
+  out->set_language(read.language);
+  if (read.extracted) {
+    out->set_pages(static_cast<uint32_t>(read.extracted->pages));
+    if (plan.return_extracted_text) out->set_extracted_text(read.extracted->text);
+  }
   if (plan.return_all_scores) {
     std::vector<float> all(doc.units.size(), 0.f);
     for (size_t i = 0; i < doc.kept.size(); ++i) all[doc.kept[i]] = scores[i];
@@ -128,8 +192,12 @@ void FillSummary(const RequestPlan& plan, const model::PreparedDocument& doc,
   }
 }
 
-void FillEstimate(const model::PreparedDocument& doc, const model::ModelConfig& config,
-                  int64_t clip_distance, v1::EstimateResponse* out) {
+void FillEstimate(const ReadDocument& read, const model::PreparedDocument& doc,
+                  const model::ModelConfig& config, int64_t clip_distance,
+                  v1::EstimateResponse* out) {
+  out->set_content_type(std::string(formats::MimeName(read.type)));
+  out->set_language(read.language);
+  if (read.extracted) out->set_pages(static_cast<uint32_t>(read.extracted->pages));
   out->set_input_tokens(static_cast<uint32_t>(doc.num_tokens()));
   out->set_input_sentences(static_cast<uint32_t>(doc.units.size()));
   out->set_clip_distance(static_cast<uint32_t>(clip_distance));

@@ -3,9 +3,11 @@
 #define RPSUM_SERVER_CONVERT_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "formats/formats.h"
 #include "model/document.h"
 #include "model/select.h"
 #include "model/summarizer.h"
@@ -21,6 +23,17 @@ struct RequestPlan {
   model::TruncationPolicy truncation = model::TruncationPolicy::kReject;
   int priority = 2;  // PRIORITY_NORMAL
   bool return_all_scores = false;
+  // The request's content type; nullopt: detect it (formats::Detect).
+  std::optional<formats::ContentType> content_type;
+  bool return_extracted_text = false;
+};
+
+// A document's text as the model reads it: for Markdown, HTML and PDF the extraction (and
+// `input.document` of the plan points into it), else nothing. Owned by the call.
+struct ReadDocument {
+  formats::ContentType type = formats::ContentType::kText;
+  std::optional<formats::Extracted> extracted;
+  std::string language;  // formats::DetectLanguage
 };
 
 // Checks everything but the text itself (which preparation checks on a worker thread): one
@@ -29,14 +42,29 @@ struct RequestPlan {
 absl::StatusOr<RequestPlan> PlanRequest(const v1::SummarizeRequest& request,
                                         const model::ModelConfig& config);
 
+struct ReadOptions {
+  uint64_t max_document_bytes = 5u << 20;  // the input's bytes, before extraction
+  formats::ExtractLimits limits;
+};
+
+// Reads the plan's document: takes or detects its content type, extracts Markdown, HTML and
+// PDF into `read` (then plan->input.document points into read->extracted, which must neither
+// move nor die before the plan) and detects its language. InvalidArgument for input over
+// max_document_bytes or that its format's reader refuses. Pre-split input is read as text.
+// Thread-safe.
+absl::Status ReadInput(const ReadOptions& options, RequestPlan* plan, ReadDocument* read);
+
 // Chooses sentences and fills `response` from a prepared document and the model's result
-// (a score per kept unit, and the k and attention mode it ran with). Thread-safe.
-void FillSummary(const RequestPlan& plan, const model::PreparedDocument& doc,
-                 const model::DocumentScores& result, v1::SummarizeResponse* response);
+// (a score per kept unit, and the k and attention mode it ran with): each sentence with its
+// place in the original document (`read`), the content type and language. Thread-safe.
+void FillSummary(const RequestPlan& plan, const ReadDocument& read,
+                 const model::PreparedDocument& doc, const model::DocumentScores& result,
+                 v1::SummarizeResponse* response);
 
 // What Estimate reports about a prepared document (cost and predictions are the caller's).
-void FillEstimate(const model::PreparedDocument& doc, const model::ModelConfig& config,
-                  int64_t clip_distance, v1::EstimateResponse* response);
+void FillEstimate(const ReadDocument& read, const model::PreparedDocument& doc,
+                  const model::ModelConfig& config, int64_t clip_distance,
+                  v1::EstimateResponse* response);
 
 void FillModelIdentity(const model::ModelDescription& d, v1::ModelIdentity* out);
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "testing/word_tokenizer.h"
@@ -111,6 +112,9 @@ TEST(FillSummary, SentencesPointAtTheirTextInTheDocument) {
          max_sentences: 2 return_all_scores: true)");
   auto plan = PlanRequest(request, Config());
   ASSERT_TRUE(plan.ok()) << plan.status();
+  ReadDocument read;
+  ASSERT_TRUE(ReadInput({}, &*plan, &read).ok());
+  EXPECT_FALSE(read.extracted.has_value());  // detected as text/plain: read as it is
   const model::testing::WordTokenizer tok;
   auto doc = model::Prepare(plan->input, tok, {});
   ASSERT_TRUE(doc.ok()) << doc.status();
@@ -120,13 +124,17 @@ TEST(FillSummary, SentencesPointAtTheirTextInTheDocument) {
   scores.clip_distance = 8;
   scores.local_attention = true;
   v1::SummarizeResponse out;
-  FillSummary(*plan, *doc, scores, &out);
+  FillSummary(*plan, read, *doc, scores, &out);
   ASSERT_EQ(out.sentences_size(), 2);  // the heading is structure, not content
   EXPECT_EQ(out.sentences(0).index(), 2U);
   EXPECT_EQ(out.sentences(1).index(), 3U);
   for (const v1::Sentence& s : out.sentences()) {
     EXPECT_EQ(request.document().substr(s.begin(), s.end() - s.begin()), s.text());
+    EXPECT_EQ(s.source_begin(), s.begin());  // text/plain: the source is the text
+    EXPECT_EQ(s.source_end(), s.end());
   }
+  EXPECT_EQ(out.content_type(), "text/plain");
+  EXPECT_EQ(out.language(), "en");
   EXPECT_FLOAT_EQ(out.sentences(0).score(), 0.7f);
   EXPECT_EQ(out.summary(), "We keep a warm pool.\nLogs rotate every day.");
   EXPECT_EQ(out.clip_distance(), 8U);
@@ -135,6 +143,52 @@ TEST(FillSummary, SentencesPointAtTheirTextInTheDocument) {
   EXPECT_FALSE(out.truncated());
   ASSERT_EQ(out.scores_size(), 4);
   EXPECT_FLOAT_EQ(out.scores(0), 0.9f);
+}
+
+// Markdown: the model reads the extracted text; begin/end index it, source_begin/source_end
+// the Markdown bytes the sentence came from.
+TEST(FillSummary, MarkdownSentencesPointIntoExtractedTextAndSource) {
+  const v1::SummarizeRequest request = Parse(
+      R"(document: "# Goal\n\nCaches **miss** at [start](https://x.io/s). We keep a warm pool.\n\n"
+                   "```\nint x;\n```\n\n- Logs rotate `every` day.\n"
+         content_type: "text/markdown; charset=utf-8" max_sentences: 2 return_extracted_text: true)");
+  auto plan = PlanRequest(request, Config());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ReadDocument read;
+  ASSERT_TRUE(ReadInput({}, &*plan, &read).ok());
+  ASSERT_TRUE(read.extracted.has_value());
+  EXPECT_EQ(read.extracted->text,
+            "Goal\nCaches miss at start. We keep a warm pool.\nLogs rotate every day.");
+  const model::testing::WordTokenizer tok;
+  auto doc = model::Prepare(plan->input, tok, {});
+  ASSERT_TRUE(doc.ok()) << doc.status();
+  ASSERT_EQ(doc->kept.size(), 4U);
+  model::DocumentScores scores;
+  scores.scores = {0.9f, 0.8f, 0.1f, 0.7f};
+  v1::SummarizeResponse out;
+  FillSummary(*plan, read, *doc, scores, &out);
+  ASSERT_EQ(out.sentences_size(), 2);
+  EXPECT_EQ(out.content_type(), "text/markdown");
+  EXPECT_EQ(out.extracted_text(), read.extracted->text);
+  const v1::Sentence& first = out.sentences(0);
+  EXPECT_EQ(first.text(), "Caches miss at start.");
+  EXPECT_EQ(out.extracted_text().substr(first.begin(), first.end() - first.begin()), first.text());
+  EXPECT_EQ(
+      request.document().substr(first.source_begin(), first.source_end() - first.source_begin()),
+      "Caches **miss** at [start](https://x.io/s).");
+  const v1::Sentence& second = out.sentences(1);
+  EXPECT_EQ(second.text(), "Logs rotate every day.");
+  EXPECT_EQ(
+      request.document().substr(second.source_begin(), second.source_end() - second.source_begin()),
+      "Logs rotate `every` day.");
+}
+
+TEST(PlanRequest, UnsupportedContentTypeNamesTheSupportedOnes) {
+  auto plan = PlanRequest(Parse(R"(document: "x" content_type: "application/msword")"), Config());
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(plan.status().message(), ::testing::HasSubstr("application/msword"));
+  EXPECT_THAT(plan.status().message(), ::testing::HasSubstr("text/markdown, text/html"));
 }
 
 }  // namespace

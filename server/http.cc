@@ -9,6 +9,7 @@
 #include <thread>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -157,9 +158,18 @@ std::vector<std::pair<std::string, std::string>> QueryParams(const std::string& 
 }
 
 // A text/plain (or any non-JSON) body is the document; the options come from the query string.
+// Its Content-Type is the document's content type (text/markdown, text/html, application/pdf,
+// text/plain), except the types that say nothing about it (curl's default for --data-binary,
+// application/x-www-form-urlencoded, and application/octet-stream): those detect.
 absl::StatusOr<v1::SummarizeRequest> ParsePlain(const httplib::Request& req) {
   v1::SummarizeRequest r;
   r.set_document(req.body);
+  const std::string type = req.get_header_value("Content-Type");
+  const std::string base = absl::AsciiStrToLower(type.substr(0, type.find(';')));
+  if (!type.empty() && base != "application/x-www-form-urlencoded" &&
+      base != "application/octet-stream") {
+    r.set_content_type(type);
+  }
   for (const auto& param : QueryParams(req.target)) {
     // Named copies, not structured bindings: the lambdas below capture them.
     const std::string& key = param.first;
@@ -212,6 +222,10 @@ absl::StatusOr<v1::SummarizeRequest> ParsePlain(const httplib::Request& req) {
       r.set_keep_redundant(flag());
     } else if (key == "return_all_scores") {
       r.set_return_all_scores(flag());
+    } else if (key == "return_extracted_text") {
+      r.set_return_extracted_text(flag());
+    } else if (key == "content_type") {
+      r.set_content_type(value);
     } else {
       s = Invalid(absl::StrCat("unknown query parameter '", key, "'"));
     }

@@ -63,6 +63,9 @@ ABSL_FLAG(int64_t, max_batch_cost, 1 << 20, "cost units per batch at most (padde
 ABSL_FLAG(uint64_t, max_document_bytes, 5u << 20, "largest document accepted, in bytes");
 ABSL_FLAG(int64_t, max_input_tokens, 32768, "tokens per request at most (see truncation)");
 ABSL_FLAG(int64_t, max_sentences, 4096, "sentences per request at most (see truncation)");
+ABSL_FLAG(int, max_pdf_pages, 500, "pages of a PDF document at most");
+ABSL_FLAG(uint64_t, max_extracted_bytes, 5u << 20,
+          "text extracted from a Markdown, HTML or PDF document at most, in bytes");
 ABSL_FLAG(std::string, tls_cert, "", "server certificate chain (PEM); with --tls_key enables TLS");
 ABSL_FLAG(std::string, tls_key, "", "server private key (PEM)");
 ABSL_FLAG(std::string, tls_client_ca, "",
@@ -218,6 +221,8 @@ ServiceOptions ServiceOptionsFromFlags(const std::string& token) {
   opts.max_document_bytes = absl::GetFlag(FLAGS_max_document_bytes);
   opts.max_input_tokens = absl::GetFlag(FLAGS_max_input_tokens);
   opts.max_sentences = absl::GetFlag(FLAGS_max_sentences);
+  opts.extract.max_pdf_pages = absl::GetFlag(FLAGS_max_pdf_pages);
+  opts.extract.max_text_bytes = absl::GetFlag(FLAGS_max_extracted_bytes);
   opts.auth_token = token;
   opts.server_version = kVersion;
   opts.request_log = absl::GetFlag(FLAGS_request_log);

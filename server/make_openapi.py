@@ -104,6 +104,10 @@ def document(messages, enums):
             ("priority", {"type": "string", "enum": ["low", "normal", "high"]}, "queue priority"),
             ("keep_redundant", {"type": "boolean"}, "turn trigram blocking off"),
             ("return_all_scores", {"type": "boolean"}, "every unit's score in the response"),
+            ("return_extracted_text", {"type": "boolean"},
+             "the text extracted from Markdown, HTML or PDF in the response"),
+            ("content_type", {"type": "string"},
+             "the document's type when the Content-Type header cannot say it"),
         ]]
     headers = [
         {"name": "Authorization", "in": "header", "required": False, "schema": {"type": "string"},
@@ -116,7 +120,13 @@ def document(messages, enums):
     body = {"required": True, "content": {
         "application/json": {"schema": ref("SummarizeRequest")},
         "text/plain": {"schema": {"type": "string"},
-                       "description": "the document itself; options as query parameters"}}}
+                       "description": "the document itself; options as query parameters"},
+        "text/markdown": {"schema": {"type": "string"},
+                          "description": "a GitHub Markdown document; options as query parameters"},
+        "text/html": {"schema": {"type": "string"},
+                      "description": "an HTML page; options as query parameters"},
+        "application/pdf": {"schema": {"type": "string", "format": "binary"},
+                            "description": "a PDF; options as query parameters"}}}
     text = lambda d: {"200": {"description": d, "content": {"text/plain": {
         "schema": {"type": "string"}}}}}
     return {

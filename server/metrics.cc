@@ -135,6 +135,10 @@ Metrics::Metrics(const BuildInfo& build)
                                 kSeconds)),
       prepare_(MakeHistogram(*registry_, "rpsum_prepare_seconds",
                              "Time spent splitting and tokenizing a document.", kSeconds)),
+      extract_(prometheus::BuildHistogram()
+                   .Name("rpsum_extract_seconds")
+                   .Help("Time spent extracting the text of a Markdown, HTML or PDF document.")
+                   .Register(*registry_)),
       inference_(MakeHistogram(*registry_, "rpsum_inference_seconds",
                                "Time of one batch's forward pass.", kSeconds)),
       input_tokens_(MakeHistogram(*registry_, "rpsum_input_tokens", "Tokens per prepared request.",
@@ -182,6 +186,10 @@ void Metrics::OnPrepared(double seconds, int64_t tokens, int64_t clip_distance) 
   prepare_.Observe(seconds);
   input_tokens_.Observe(static_cast<double>(tokens));
   clip_distance_.Observe(static_cast<double>(clip_distance));
+}
+
+void Metrics::OnExtracted(const std::string& format, double seconds) {
+  extract_.Add({{"format", format}}, kSeconds).Observe(seconds);
 }
 
 void Metrics::SetDraining(bool draining) { draining_.Set(draining ? 1 : 0); }

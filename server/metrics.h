@@ -34,6 +34,8 @@ class Metrics : public SchedulerObserver {
   // unauthenticated, unavailable, model_error, too_large).
   void OnFailure(const std::string& reason);
   void OnPrepared(double seconds, int64_t tokens, int64_t clip_distance);
+  // Text extracted from a Markdown, HTML or PDF document (`format`: markdown, html, pdf).
+  void OnExtracted(const std::string& format, double seconds);
   void SetDraining(bool draining);
   // The admission limits (--max_queue_requests, --max_queue_cost), exported so that alerts and
   // dashboards can show the queue as a fraction of what it may hold.
@@ -53,6 +55,7 @@ class Metrics : public SchedulerObserver {
   prometheus::Histogram& duration_;
   prometheus::Histogram& queue_wait_;
   prometheus::Histogram& prepare_;
+  prometheus::Family<prometheus::Histogram>& extract_;
   prometheus::Histogram& inference_;
   prometheus::Histogram& input_tokens_;
   prometheus::Histogram& batch_size_;

@@ -34,6 +34,21 @@ const char* ReasonFor(absl::StatusCode code) {
   }
 }
 
+// The `format` label of rpsum_extract_seconds.
+std::string FormatLabel(formats::ContentType type) {
+  switch (type) {
+    case formats::ContentType::kMarkdown:
+      return "markdown";
+    case formats::ContentType::kHtml:
+      return "html";
+    case formats::ContentType::kPdf:
+      return "pdf";
+    case formats::ContentType::kText:
+      break;
+  }
+  return "text";
+}
+
 absl::Time Deadline(grpc::CallbackServerContext* ctx) {
   const auto d = ctx->deadline();
   if (d == std::chrono::system_clock::time_point::max()) return absl::InfiniteFuture();
@@ -61,6 +76,8 @@ struct SummarizerService::Call {
   v1::EstimateResponse* estimate = nullptr;
   absl::Time start;
   RequestPlan plan;
+  ReadDocument read;  // plan.input.document points into it for Markdown, HTML and PDF
+  absl::Duration extract;
   model::PreparedDocument prepared;
   int64_t k = 0;
   absl::Time prepared_at;
@@ -196,6 +213,17 @@ void SummarizerService::PrepareThen(const std::shared_ptr<Call>& call,
       return;
     }
     const absl::Time t0 = clock_->Now();
+    ReadOptions read_options;
+    read_options.max_document_bytes = options_.max_document_bytes;
+    read_options.limits = options_.extract;
+    if (absl::Status read = ReadInput(read_options, &call->plan, &call->read); !read.ok()) {
+      Finish(call.get(), read);
+      return;
+    }
+    call->extract = clock_->Now() - t0;
+    if (metrics_ != nullptr && call->read.extracted) {
+      metrics_->OnExtracted(FormatLabel(call->read.type), absl::ToDoubleSeconds(call->extract));
+    }
     absl::StatusOr<model::PreparedDocument> prepared = model::Prepare(
         call->plan.input, model_->tokenizer(), prepare_options(call->plan.truncation));
     if (!prepared.ok()) {
@@ -256,11 +284,12 @@ void SummarizerService::HandleSummarize(CallInfo info, const v1::SummarizeReques
         const absl::Time s0 = clock_->Now();
         const auto& desc = model_->description();
         v1::SummarizeResponse* r = call->response;
-        FillSummary(call->plan, call->prepared, *result, r);
+        FillSummary(call->plan, call->read, call->prepared, *result, r);
         FillModelIdentity(desc, r->mutable_model());
         const absl::Time end = clock_->Now();
         auto* t = r->mutable_timings();
         t->set_prepare_us(absl::ToInt64Microseconds(call->prepared_at - call->start));
+        t->set_extract_us(absl::ToInt64Microseconds(call->extract));
         t->set_queue_us(absl::ToInt64Microseconds(info.queue_wait));
         t->set_inference_us(absl::ToInt64Microseconds(info.inference));
         t->set_select_us(absl::ToInt64Microseconds(end - s0));
@@ -282,7 +311,7 @@ void SummarizerService::HandleEstimate(CallInfo info, const v1::SummarizeRequest
   PrepareThen(call, [this](const std::shared_ptr<Call>& call) {
     const auto& config = model_->description().config;
     const int64_t tokens = call->prepared.num_tokens();
-    FillEstimate(call->prepared, config, call->k, call->estimate);
+    FillEstimate(call->read, call->prepared, config, call->k, call->estimate);
     call->estimate->set_predicted_inference_us(static_cast<uint64_t>(absl::ToInt64Microseconds(
         scheduler_->PredictedInference(model::AttentionCost(config, tokens)))));
     call->estimate->set_predicted_queue_wait_us(
@@ -313,6 +342,15 @@ void SummarizerService::HandleModelInfo(CallInfo info, v1::ModelInfo* out, Done 
     l->set_max_sentences(static_cast<uint32_t>(options_.max_sentences));
     l->set_max_tokens_per_sentence(
         static_cast<uint32_t>(d.config.tokenizer.max_tokens_per_sentence));
+    l->set_max_pdf_pages(static_cast<uint32_t>(options_.extract.max_pdf_pages));
+    l->set_max_extracted_bytes(options_.extract.max_text_bytes);
+    for (std::string_view lang : formats::kTrainedLanguages) {
+      out->add_trained_languages(std::string(lang));
+    }
+    for (formats::ContentType t : {formats::ContentType::kText, formats::ContentType::kMarkdown,
+                                   formats::ContentType::kHtml, formats::ContentType::kPdf}) {
+      out->add_content_types(std::string(formats::MimeName(t)));
+    }
     out->set_device(d.device);
     out->set_server_version(options_.server_version);
     out->set_torch_version(d.torch_version);

@@ -14,6 +14,7 @@
 #include "absl/time/time.h"
 #include "base/clock.h"
 #include "base/thread_pool.h"
+#include "formats/formats.h"
 #include "model/document.h"
 #include "model/summarizer.h"
 #include "rpsum/v1/summarizer.grpc.pb.h"
@@ -25,6 +26,8 @@ namespace rpsum::server {
 struct ServiceOptions {
   // Request limits (max_tokens_per_sentence comes from the model's config).
   uint64_t max_document_bytes = 5u << 20;
+  // Markdown, HTML and PDF: pages read at most, extracted text at most, element nesting.
+  formats::ExtractLimits extract;
   int64_t max_input_tokens = 32768;
   int64_t max_sentences = 4096;
   // Bearer token required in `authorization: Bearer <token>` metadata; empty: none.

@@ -2,8 +2,9 @@
 # The page at / in a real browser: Debian's headless chromium loads it from the real
 # rpsum-server on the shipped model, the page submits docs/sample.md through its own form code
 # (the #doc= link fills the form and presses Summarize), and the sentences it marks must be
-# exactly the ones the JSON API selects for the same document and budget. Keeps a screenshot
-# at BUILD_DIR/artifacts/page.png.
+# exactly the ones the JSON API selects for the same document and budget; the same for
+# docs/sample.md read as Markdown and for a PDF sent through the page's dropped-file path.
+# Keeps a screenshot at BUILD_DIR/artifacts/page.png.
 #   page_e2e.sh BUILD_DIR SOURCE_DIR        (exit 77: skipped)
 set -euo pipefail
 trap 'echo "FAIL: line $LINENO: \"$BASH_COMMAND\" exited $?" >&2' ERR
@@ -51,7 +52,36 @@ if [ "$got" != "$want" ]; then
   echo "FAIL: the page marked sentences [$got], the API selected [$want]"; exit 1
 fi
 grep -q 'k = [0-9]*, attention' "$tmp/dom.html" || { echo "FAIL: no k and attention mode shown"; exit 1; }
-grep -q 'Stages (ms): prepare' "$tmp/dom.html" || { echo "FAIL: no stage timings shown"; exit 1; }
+grep -q 'Stages (ms): extract [0-9.]*, prepare' "$tmp/dom.html" || { echo "FAIL: no stage timings shown"; exit 1; }
+
+# A dropped file's path: the page sends the bytes with their type and marks the sentences in the
+# text the server extracted. Markdown (docs/sample.md read as Markdown) through the form's
+# format, and a PDF (formats/testdata/two-column.pdf) through the file path.
+check_format() {  # name, page hash, API content type, file
+  local name=$1 hash=$2 type=$3 file=$4
+  local want got
+  want=$(curl -sf -H "Content-Type: $type" --data-binary "@$file" \
+    "http://$http/v1/summarize?max_words=$words" | /usr/bin/python3 -c \
+    'import json,sys; print(" ".join(str(s["index"]) for s in json.load(sys.stdin)["sentences"]))')
+  [ -n "$want" ] || { echo "FAIL: $name: the API selected nothing"; exit 1; }
+  "${browser[@]}" --dump-dom "http://$http/#$hash&words=$words" >"$tmp/$name.html" \
+    2>>"$tmp/chromium.log" || { echo "FAIL: $name: chromium could not load the page"; exit 1; }
+  grep -q 'data-state="done"' "$tmp/$name.html" || {
+    echo "FAIL: $name: the page did not finish"; grep -o 'id="error">[^<]*' "$tmp/$name.html" || true
+    exit 1; }
+  got=$(grep -o '<mark data-index="[0-9]*"' "$tmp/$name.html" | grep -o '[0-9]*' | tr '\n' ' ' | sed 's/ $//')
+  [ "$got" = "$want" ] || { echo "FAIL: $name: the page marked [$got], the API selected [$want]"; exit 1; }
+  grep -q "$type, language en" "$tmp/$name.html" || { echo "FAIL: $name: no content type shown"; exit 1; }
+  # The marks hold extracted text: no Markdown markup, no PDF furniture.
+  if grep -o '<mark[^>]*>[^<]*' "$tmp/$name.html" | sed 's/<mark[^>]*>//' | grep -q '^#\|\*\*\|]('; then
+    echo "FAIL: $name: markup in a marked sentence"; exit 1
+  fi
+  echo "page: $name marked [$got] = the API's"
+}
+quote() { /usr/bin/python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.stdin.read()))'; }
+check_format markdown "doc=$(quote <"$doc")&format=text/markdown" text/markdown "$doc"
+pdf=$src/formats/testdata/two-column.pdf
+check_format pdf "file=$(base64 -w0 "$pdf" | quote)&type=application/pdf" application/pdf "$pdf"
 
 mkdir -p "$build/artifacts"
 "${browser[@]}" --window-size=1100,1500 --screenshot="$build/artifacts/page.png" "$url" \

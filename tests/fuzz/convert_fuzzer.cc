@@ -40,6 +40,10 @@ int FuzzOne(const uint8_t* data, size_t size) {
     if (plan.status().message().empty()) Fail("empty message");
     return 0;
   }
+  server::ReadDocument read;
+  server::ReadOptions ro;
+  ro.max_document_bytes = 1 << 16;
+  if (!server::ReadInput(ro, &*plan, &read).ok()) return 0;
   model::PrepareOptions po;
   po.max_document_bytes = 1 << 16;
   po.max_input_tokens = 4096;
@@ -54,13 +58,15 @@ int FuzzOne(const uint8_t* data, size_t size) {
   }
   scores.clip_distance = 4;
   v1::SummarizeResponse response;
-  server::FillSummary(*plan, *doc, scores, &response);
+  server::FillSummary(*plan, read, *doc, scores, &response);
   uint32_t last = 0;
   for (int i = 0; i < response.sentences_size(); ++i) {
     const v1::Sentence& s = response.sentences(i);
     if (i > 0 && s.index() <= last) Fail("document order");
     last = s.index();
     if (s.begin() > s.end()) Fail("offsets");
+    if (s.source_begin() > s.source_end()) Fail("source offsets");
+    if (read.extracted && s.source_end() > request.document().size()) Fail("source range");
     if (!plan->input.presplit) {
       const std::string_view src = plan->input.document;
       if (s.end() > src.size() || src.substr(s.begin(), s.end() - s.begin()) != s.text()) {
@@ -69,7 +75,7 @@ int FuzzOne(const uint8_t* data, size_t size) {
     }
   }
   v1::EstimateResponse estimate;
-  server::FillEstimate(*doc, kConfig, 4, &estimate);
+  server::FillEstimate(read, *doc, kConfig, 4, &estimate);
   if (estimate.input_tokens() != doc->tokens.size()) Fail("estimate tokens");
   return 0;
 }

@@ -22,6 +22,7 @@
 #include "absl/time/clock.h"
 #include "client/client.h"
 #include "gtest/gtest.h"
+#include "model/document.h"
 #include "model/select.h"
 #include "model/summarizer.h"
 #include "model/tokenizer.h"
@@ -892,6 +893,139 @@ TEST(Http, EveryEndpoint) {
   EXPECT_NE(r->body.find("rpsum_requests_total{code=\"OK\",method=\"Summarize\"} 2"),
             std::string::npos)
       << r->body.substr(0, 2000);
+}
+
+std::string ReadFixture(const std::string& name) {
+  std::ifstream in(TestSourceDir() + "/formats/testdata/" + name, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Word-equivalents as the budget counts them (model::CountWords): a Han or kana character is one.
+int WordEquivalents(const std::string& text) { return model::CountWords(text); }
+
+// PDF, HTML and Markdown in, over gRPC and HTTP: the summary comes from the extracted text, each
+// sentence points into it and back into the original, and every bad document gets
+// INVALID_ARGUMENT with its reason while the server goes on serving. The fake model: this test
+// runs in the sanitizer builds too.
+TEST(Server, DocumentFormatsAndTheirBadInputs) {
+  ServerSetup setup;
+  setup.fake = true;
+  setup.service.max_document_bytes = 1 << 20;
+  auto s = StartServer(setup);
+  ASSERT_NE(s, nullptr);
+  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(s->port),
+                                     grpc::InsecureChannelCredentials());
+  auto stub = v1::Summarizer::NewStub(channel);
+  auto summarize = [&](const std::string& doc, const std::string& type, v1::SummarizeResponse* r,
+                       uint32_t max_words = 60) {
+    v1::SummarizeRequest req;
+    req.set_document(doc);
+    req.set_content_type(type);
+    req.set_max_words(max_words);
+    req.set_return_extracted_text(true);
+    grpc::ClientContext ctx;
+    return stub->Summarize(&ctx, req, r);
+  };
+
+  // PDF, detected: sentences index the extracted text and carry their page lines' boxes.
+  const std::string pdf = ReadFixture("two-column.pdf");
+  v1::SummarizeResponse r;
+  ASSERT_TRUE(summarize(pdf, "", &r).ok());
+  EXPECT_EQ(r.content_type(), "application/pdf");
+  EXPECT_GE(r.pages(), 2U);
+  EXPECT_EQ(r.language(), "en");
+  ASSERT_GT(r.sentences_size(), 0);
+  for (const v1::Sentence& sent : r.sentences()) {
+    EXPECT_EQ(r.extracted_text().substr(sent.begin(), sent.end() - sent.begin()), sent.text());
+    ASSERT_GT(sent.boxes_size(), 0) << sent.text();
+    for (const v1::PageBox& b : sent.boxes()) {
+      EXPECT_GE(b.page(), 1U);
+      EXPECT_LE(b.page(), r.pages());
+      EXPECT_LT(b.x0(), b.x1());
+      EXPECT_LT(b.y0(), b.y1());
+    }
+  }
+  EXPECT_GT(r.timings().extract_us(), 0U);
+  EXPECT_GE(r.timings().prepare_us(), r.timings().extract_us());
+
+  // Markdown: no markup in the summary; the source range holds the sentence's Markdown.
+  const std::string md =
+      "# Caching\n\nThe cache keeps **hot** pages in [memory](https://x.io/m). It warms at "
+      "start.\n\n```\nint x;\n```\n\n- Eviction is least recently used.\n";
+  ASSERT_TRUE(summarize(md, "text/markdown", &r).ok());
+  EXPECT_EQ(r.content_type(), "text/markdown");
+  ASSERT_EQ(r.sentences_size(), 3);
+  EXPECT_EQ(r.summary(),
+            "The cache keeps hot pages in memory.\nIt warms at start.\n"
+            "Eviction is least recently used.");
+  EXPECT_EQ(md.substr(r.sentences(0).source_begin(),
+                      r.sentences(0).source_end() - r.sentences(0).source_begin()),
+            "The cache keeps **hot** pages in [memory](https://x.io/m).");
+
+  // Chinese: units end at 。！？ and 80 word-equivalents come back, not one long unit.
+  std::string zh;
+  for (int i = 0; i < 12; ++i) {
+    zh += "第" + std::to_string(i) + "段的缓存策略在启动时预热并按最近最少使用的顺序淘汰页面。";
+  }
+  ASSERT_TRUE(summarize(zh, "", &r, 80).ok());
+  EXPECT_EQ(r.language(), "zh");
+  EXPECT_EQ(r.input_sentences(), 12U);
+  int words = 0;
+  for (const v1::Sentence& sent : r.sentences()) words += WordEquivalents(sent.text());
+  EXPECT_GT(r.sentences_size(), 1);
+  EXPECT_LE(words, 80);
+  EXPECT_GE(words, 50);
+
+  // Bad documents: each its status and message; the server goes on.
+  auto fails = [&](const std::string& doc, const std::string& type, const std::string& part) {
+    v1::SummarizeResponse out;
+    const grpc::Status st = summarize(doc, type, &out);
+    EXPECT_EQ(st.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << st.error_message();
+    EXPECT_NE(st.error_message().find(part), std::string::npos) << st.error_message();
+  };
+  fails(ReadFixture("encrypted.pdf"), "", "encrypted with a password");
+  fails(ReadFixture("scanned.pdf"), "application/pdf", "no text layer");
+  fails(pdf.substr(0, 4000), "", "PDF");
+  fails("%PDF-1.7 and then nothing", "", "damaged or not a PDF");
+  fails(md, "application/msword", "supported: text/plain, text/markdown, text/html");
+  fails("<html><body><nav>Menu</nav><script>go()</script></body></html>", "", "no text");
+  std::string deep;
+  for (int i = 0; i < 5000; ++i) deep += "<div>";
+  fails(deep + "text", "text/html", "deeper than 512 levels");
+  fails("# Title\n\nbad \xff byte", "text/markdown", "byte offset 13");
+  EXPECT_TRUE(summarize("Still serving after all that. Yes indeed.", "", &r).ok());
+
+  // HTTP: the Content-Type header is the document's type.
+  auto c = Http(*s);
+  const std::string page =
+      "<!doctype html><html><body><nav>Home About</nav><main><h1>Queues</h1>"
+      "<p>The queue holds <b>requests</b> until a worker is free. Workers take the oldest.</p>"
+      "<script>var x = 1;</script></main><footer>Contact us</footer></body></html>";
+  auto h = c.Post("/v1/summarize?max_sentences=2&return_extracted_text=1", page, "text/html");
+  ASSERT_TRUE(h);
+  ASSERT_EQ(h->status, 200) << h->body;
+  const auto j = Body(h);
+  EXPECT_EQ(j["contentType"], "text/html");
+  EXPECT_EQ(j["extractedText"],
+            "Queues\nThe queue holds requests until a worker is free. Workers take the oldest.");
+  ASSERT_EQ(j["sentences"].size(), 2U);
+  const auto& first = j["sentences"][0];
+  const size_t b = std::stoull(first["sourceBegin"].get<std::string>());
+  const size_t e = std::stoull(first["sourceEnd"].get<std::string>());
+  EXPECT_EQ(page.substr(b, e - b), "The queue holds <b>requests</b> until a worker is free.");
+  EXPECT_EQ(j["summary"].get<std::string>().find('<'), std::string::npos);
+  h = c.Post("/v1/summarize", ReadFixture("encrypted.pdf"), "application/pdf");
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->status, 400);
+  EXPECT_NE(h->body.find("encrypted"), std::string::npos) << h->body;
+  h = c.Get("/v1/model");
+  ASSERT_TRUE(h);
+  EXPECT_EQ(Body(h)["trainedLanguages"], nlohmann::json::array({"en"}));
+  EXPECT_EQ(Body(h)["contentTypes"].size(), 4U);
+  h = c.Get("/metrics");
+  ASSERT_TRUE(h);
+  EXPECT_NE(h->body.find("rpsum_extract_seconds_count{format=\"pdf\"} 1"), std::string::npos);
+  EXPECT_NE(h->body.find("rpsum_extract_seconds_count{format=\"html\"}"), std::string::npos);
 }
 
 TEST(Http, EveryErrorClass) {
