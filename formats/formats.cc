@@ -79,7 +79,7 @@ absl::StatusOr<ContentType> ParseContentType(std::string_view mime) {
 
 ContentType Detect(std::string_view input) {
   const std::string head(input.substr(0, 1024));
-  if (head.find("%PDF-") != std::string::npos) return ContentType::kPdf;
+  if (absl::StrContains(head, "%PDF-")) return ContentType::kPdf;
   size_t i = 0;
   if (absl::StartsWith(head, "\xEF\xBB\xBF")) i = 3;  // a UTF-8 byte order mark
   while (i < head.size() && IsBlank(static_cast<unsigned char>(head[i]))) ++i;

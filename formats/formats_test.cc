@@ -213,11 +213,11 @@ TEST(Html, ExtractsTheMainContentInTheTrainedForm) {
 }
 
 TEST(Html, WithoutMainDropsPageChrome) {
-  constexpr std::string_view page =
+  constexpr std::string_view kPage =
       "<html><body><nav>Home | About</nav><header>Site name</header>"
       "<h2>Title</h2><p>First paragraph.<br>Second line.</p><aside>Related</aside>"
       "<footer>Contact</footer></body></html>";
-  const auto x = Extract(page, ContentType::kHtml, {});
+  const auto x = Extract(kPage, ContentType::kHtml, {});
   ASSERT_TRUE(x.ok()) << x.status();
   EXPECT_EQ(x->text, "Title\nFirst paragraph.\nSecond line.");
 }
@@ -317,7 +317,7 @@ TEST(Pdf, BadPdfsGetAStatusAPersonCanActOn) {
     const auto x = Extract(input, ContentType::kPdf, limits);
     EXPECT_FALSE(x.ok());
     EXPECT_EQ(x.status().code(), absl::StatusCode::kInvalidArgument);
-    return std::string(x.status().message());
+    return std::string(x.status().message().data(), x.status().message().size());
   };
   EXPECT_THAT(message("%PDF-1.4\nnot really a pdf", {}), HasSubstr("damaged or not a PDF"));
   EXPECT_THAT(message(pdf.substr(0, pdf.size() / 3), {}), HasSubstr("PDF"));

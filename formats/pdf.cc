@@ -18,6 +18,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "formats/builder.h"
 
@@ -82,7 +83,7 @@ bool IsPageNumber(const std::string& text) {
   for (char c : Shape(text)) {
     if (c != ' ' && c != '-') t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
-  if (t.rfind("page", 0) == 0) t = t.substr(4);
+  if (absl::StartsWith(t, "page")) t = t.substr(4);
   if (t.empty()) return false;
   if (t.find_first_not_of("ivxlc") == std::string::npos && t.size() <= 6) return true;
   size_t i = 0;
@@ -90,9 +91,9 @@ bool IsPageNumber(const std::string& text) {
   if (i == 0) return false;
   if (i == t.size()) return true;
   std::string rest = t.substr(i);
-  if (rest.rfind('/', 0) == 0) {
+  if (absl::StartsWith(rest, "/")) {
     rest = rest.substr(1);
-  } else if (rest.rfind("of", 0) == 0) {
+  } else if (absl::StartsWith(rest, "of")) {
     rest = rest.substr(2);
   } else {
     return false;
@@ -103,9 +104,8 @@ bool IsPageNumber(const std::string& text) {
 // What a lone page's header or footer holds: a page number, a URL, a date or a time.
 bool LooksLikeFurniture(const std::string& text) {
   const std::string shape = Shape(text);
-  return IsPageNumber(text) || text.find("://") != std::string::npos ||
-         shape.find("#/#") != std::string::npos || shape.find("#:##") != std::string::npos ||
-         shape.find("#-##-#") != std::string::npos;
+  return IsPageNumber(text) || absl::StrContains(text, "://") || absl::StrContains(shape, "#/#") ||
+         absl::StrContains(shape, "#:##") || absl::StrContains(shape, "#-##-#");
 }
 
 bool StartsListItem(const Line& line) {
@@ -335,14 +335,13 @@ bool StartsBlock(const Line& prev, const Line& line, const Box& block, int block
 }
 
 void AppendLine(const Line& line, bool first_in_block, TextBuilder* b, bool* join_next) {
-  bool space = !first_in_block;
-  if (!first_in_block && *join_next) {
-    space = false;  // "interna-" + "tionalization" at a soft hyphen
-  } else if (!first_in_block &&
-             std::islower(static_cast<unsigned char>(line.words.front().text[0])) != 0 &&
-             b->DropTrailingHyphen()) {
-    space = false;  // "exam-" + "ple"
-  }
+  // A word broken at a line end goes on without a space: at a soft hyphen ("interna-" +
+  // "tionalization"), or at a hyphen before a lowercase letter ("exam-" + "ple").
+  const bool joins =
+      !first_in_block &&
+      (*join_next || (std::islower(static_cast<unsigned char>(line.words.front().text[0])) != 0 &&
+                      b->DropTrailingHyphen()));
+  bool space = !first_in_block && !joins;
   const Word* prev = nullptr;
   for (const Word& w : line.words) {
     if (prev != nullptr) space = w.box.x0 - prev->box.x1 > 0.2 * w.font_size;

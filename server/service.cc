@@ -220,9 +220,11 @@ void SummarizerService::PrepareThen(const std::shared_ptr<Call>& call,
       Finish(call.get(), read);
       return;
     }
-    call->extract = clock_->Now() - t0;
-    if (metrics_ != nullptr && call->read.extracted) {
-      metrics_->OnExtracted(FormatLabel(call->read.type), absl::ToDoubleSeconds(call->extract));
+    if (call->read.extracted) {  // text/plain is read as it is: no extraction stage
+      call->extract = clock_->Now() - t0;
+      if (metrics_ != nullptr) {
+        metrics_->OnExtracted(FormatLabel(call->read.type), absl::ToDoubleSeconds(call->extract));
+      }
     }
     absl::StatusOr<model::PreparedDocument> prepared = model::Prepare(
         call->plan.input, model_->tokenizer(), prepare_options(call->plan.truncation));
