@@ -975,6 +975,20 @@ TEST(Server, DocumentFormatsAndTheirBadInputs) {
   EXPECT_GT(r.sentences_size(), 1);
   EXPECT_LE(words, 80);
   EXPECT_GE(words, 50);
+  // Japanese: the same, with kana and kanji.
+  std::string ja;
+  for (int i = 0; i < 12; ++i) {
+    ja += "第" + std::to_string(i) +
+          "節では、キャッシュを起動時に温めて、最近使われていないページから捨てます。";
+  }
+  ASSERT_TRUE(summarize(ja, "", &r, 80).ok());
+  EXPECT_EQ(r.language(), "ja");
+  EXPECT_EQ(r.input_sentences(), 12U);
+  words = 0;
+  for (const v1::Sentence& sent : r.sentences()) words += WordEquivalents(sent.text());
+  EXPECT_GT(r.sentences_size(), 1);
+  EXPECT_LE(words, 80);
+  EXPECT_GE(words, 50);
 
   // Bad documents: each its status and message; the server goes on.
   auto fails = [&](const std::string& doc, const std::string& type, const std::string& part) {
