@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """tests/gate_skips.py on logs shaped like CTest's: a skipped test is listed with its reason, a
-GoogleTest skip inside a passing binary is listed, a clean run lists nothing (exit 0)."""
+GoogleTest skip inside a passing binary is listed, a clean run lists nothing (exit 0); and on
+the real output of a GoogleTest binary (argv[1], tests/gtest_skip_probe.cc) that skips a case,
+run as CTest runs ours (--gtest_brief=1) and without brief."""
 import os
 import subprocess
 import sys
@@ -65,6 +67,20 @@ def main():
         failures.append(f"the CTest skip and its reason are not listed: {lines}")
     if not any("Server.EveryRpcOnTheRealModel" in l for l in lines):
         failures.append(f"the GoogleTest skip is not listed: {lines}")
+    if len(sys.argv) > 1:  # real output of a binary that skips a case, brief and not
+        for flags in (["--gtest_brief=1"], []):
+            probe = subprocess.run([sys.argv[1]] + flags, capture_output=True, text=True)
+            if probe.returncode != 0:
+                failures.append(f"the probe {flags} exited {probe.returncode}")
+            log = ("1/1 Testing: probe_test\nOutput:\n" + "-" * 58 + "\n" + probe.stdout +
+                   "<end of output>\nTest Passed.\n")
+            r = run(CTEST_CLEAN, log)
+            if r.returncode != 1 or "probe_test" not in r.stdout or \
+                    ("gtest_skip_probe.cc" not in r.stdout and "Probe.Skips" not in r.stdout):
+                failures.append(f"a real {flags or 'non-brief'} skip is not listed: "
+                                f"exit {r.returncode}, {r.stdout!r}")
+    else:
+        failures.append("no probe binary given (argv[1])")
     clean = LAST_TEST.replace("[  SKIPPED ]", "[  PASSED  ]")
     r = run(CTEST_CLEAN, clean)
     if r.returncode != 0 or r.stdout.strip():
