@@ -232,6 +232,8 @@ int main(int argc, char** argv) {
       "rpsum summarize FILE...|- | rpsum estimate FILE...|- | rpsum info | rpsum health\n"
       "The same over HTTP/JSON (the server's --metrics_listen port, 9464 by default):\n"
       "  curl -s --data-binary @FILE 'HOST:9464/v1/summarize?max_words=80'\n"
+      "  curl -s -H 'Content-Type: application/pdf' --data-binary @FILE.pdf "
+      "HOST:9464/v1/summarize   (also text/markdown, text/html)\n"
       "  curl -s --data-binary @FILE HOST:9464/v1/estimate\n"
       "  curl -s HOST:9464/v1/model\n"
       "  curl -s HOST:9464/readyz   (health; /healthz is liveness)\n"
