@@ -55,8 +55,10 @@ CODE = "```python\ndef handler(request):\n    return respond(request.body)\n```"
 TABLE = "| field | type | meaning |\n| --- | --- | --- |\n| id | u64 | the key |\n| ttl | u32 | seconds |"
 
 
-def markdown(doc: str, title: str) -> str:
-    out = [f"# {title}", ""]
+def blocks(doc: str):
+    """The document's lines as ("heading", line, with_extras) and ("para", line, decorated):
+    a code block and a table go before every third heading, markup into every fourth
+    paragraph."""
     para = sections = 0
     for line in doc.split("\n"):
         line = line.strip()
@@ -64,12 +66,21 @@ def markdown(doc: str, title: str) -> str:
             continue
         if is_heading(line):
             sections += 1
-            if sections % 3 == 0:
+            yield "heading", line, sections % 3 == 0
+        else:
+            para += 1
+            yield "para", line, para % 4 == 0
+
+
+def markdown(doc: str, title: str) -> str:
+    out = [f"# {title}", ""]
+    for kind, line, extra in blocks(doc):
+        if kind == "heading":
+            if extra:
                 out += [CODE, "", TABLE, ""]
             out += [f"## {line}", ""]
             continue
-        para += 1
-        words = decorate(line.split(), md=True) if para % 4 == 0 else line.split()
+        words = decorate(line.split(), md=True) if extra else line.split()
         out += [textwrap.fill(" ".join(words), 80, break_long_words=False,
                               break_on_hyphens=False), ""]
     return "\n".join(out)
@@ -78,22 +89,16 @@ def markdown(doc: str, title: str) -> str:
 def page(doc: str, title: str) -> str:
     t = html.escape(title)
     body = [f"<h1>{t}</h1>"]
-    para = sections = 0
-    for line in doc.split("\n"):
-        line = line.strip()
-        if not line:
-            continue
-        if is_heading(line):
-            sections += 1
-            if sections % 3 == 0:
+    for kind, line, extra in blocks(doc):
+        if kind == "heading":
+            if extra:
                 body.append("<pre><code>def handler(request):\n    return respond(request.body)"
                             "</code></pre>")
                 body.append("<table><tr><th>field</th><th>type</th></tr>"
                             "<tr><td>id</td><td>u64</td></tr></table>")
             body.append(f"<h2>{html.escape(line)}</h2>")
             continue
-        para += 1
-        words = decorate(line.split(), md=False) if para % 4 == 0 else \
+        words = decorate(line.split(), md=False) if extra else \
             [html.escape(x) for x in line.split()]
         body.append("<p>" + " ".join(words) + "</p>")
     return f"""<!doctype html>
