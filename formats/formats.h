@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 
 namespace rpsum::formats {
 
@@ -61,13 +62,17 @@ struct ExtractLimits {
   uint64_t max_text_bytes = 5u << 20;  // extracted text (after the input's own byte limit)
   int32_t max_pdf_pages = 1000;
   int32_t max_html_depth = 512;  // element nesting
+  // The request's deadline: a PDF's pages are read while it has not passed (checked before
+  // each page, so a crafted PDF holds a preparation thread at most one page past it).
+  absl::Time deadline = absl::InfiniteFuture();
 };
 
 // Extracts `input` of `type` (not kText, which needs none). InvalidArgument, with a message a
 // person can act on, for input the parser cannot read: invalid UTF-8 in Markdown or HTML (with
 // the offset), HTML nested deeper than max_html_depth, a damaged, encrypted or text-less
 // (scanned) PDF, more than max_pdf_pages pages, extracted text over max_text_bytes, or nothing
-// left to summarize. Never throws; thread-safe.
+// left to summarize; DeadlineExceeded when the deadline passes while a PDF is read. Never
+// throws; thread-safe.
 absl::StatusOr<Extracted> Extract(std::string_view input, ContentType type,
                                   const ExtractLimits& limits);
 

@@ -1,10 +1,13 @@
 #include "formats/formats.h"
 
+#include <atomic>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "testing/source_dir.h"
@@ -329,6 +332,45 @@ TEST(Pdf, BadPdfsGetAStatusAPersonCanActOn) {
   ExtractLimits small;
   small.max_text_bytes = 500;
   EXPECT_THAT(message(pdf, small), HasSubstr("exceeds 500 bytes"));
+}
+
+TEST(Pdf, StopsAtTheDeadlineBetweenPages) {
+  ExtractLimits past;
+  past.deadline = absl::Now() - absl::Seconds(1);
+  const auto x = Extract(ReadTestFile("two-column.pdf"), ContentType::kPdf, past);
+  ASSERT_FALSE(x.ok());
+  EXPECT_EQ(x.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(x.status().message(), HasSubstr("page 1 of"));
+}
+
+// The preparation pool reads documents on several threads at once: every reader gives each
+// thread the same answer as one thread alone.
+TEST(Formats, ConcurrentExtractionsAgree) {
+  const std::string pdf = ReadTestFile("two-column.pdf");
+  const std::string md(kMarkdown), page(kHtml);
+  struct Input {
+    const std::string* data;
+    ContentType type;
+  };
+  const std::vector<Input> inputs = {
+      {&pdf, ContentType::kPdf}, {&md, ContentType::kMarkdown}, {&page, ContentType::kHtml}};
+  std::vector<std::string> want;
+  want.reserve(inputs.size());
+  for (const Input& in : inputs) want.push_back(Extract(*in.data, in.type, {})->text);
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  threads.reserve(4);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 6; ++i) {
+        const size_t k = static_cast<size_t>(t + i) % inputs.size();
+        const auto x = Extract(*inputs[k].data, inputs[k].type, {});
+        if (!x.ok() || x->text != want[k]) ++wrong;
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 TEST(Language, DetectsEnglishChineseAndJapanese) {

@@ -20,6 +20,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "formats/builder.h"
 
 namespace rpsum::formats::internal {
@@ -275,10 +276,15 @@ void DropPageFurniture(std::vector<std::vector<Line>>* pages) {
 
 // Every page's lines in reading order, page furniture left out.
 absl::StatusOr<std::vector<Line>> ReadLines(poppler::document* doc, int pages,
-                                            uint64_t max_text_bytes) {
+                                            const ExtractLimits& limits) {
+  const uint64_t max_text_bytes = limits.max_text_bytes;
   std::vector<std::vector<Line>> by_page;
   uint64_t bytes = 0;
   for (int p = 0; p < pages; ++p) {
+    if (absl::Now() > limits.deadline) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "the deadline passed while reading this PDF (page ", p + 1, " of ", pages, ")"));
+    }
     std::unique_ptr<poppler::page> page(doc->create_page(p));
     if (page == nullptr) continue;
     std::vector<Word> words;
@@ -375,7 +381,7 @@ absl::StatusOr<Extracted> ExtractPdf(std::string_view input, const ExtractLimits
                                                    limits.max_pdf_pages,
                                                    " (max_pdf_pages); send fewer pages"));
   }
-  absl::StatusOr<std::vector<Line>> lines = ReadLines(doc.get(), pages, limits.max_text_bytes);
+  absl::StatusOr<std::vector<Line>> lines = ReadLines(doc.get(), pages, limits);
   if (!lines.ok()) return lines.status();
   if (lines->empty()) {
     return absl::InvalidArgumentError(

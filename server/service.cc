@@ -216,6 +216,7 @@ void SummarizerService::PrepareThen(const std::shared_ptr<Call>& call,
     ReadOptions read_options;
     read_options.max_document_bytes = options_.max_document_bytes;
     read_options.limits = options_.extract;
+    read_options.limits.deadline = call->info.deadline;
     if (absl::Status read = ReadInput(read_options, &call->plan, &call->read); !read.ok()) {
       Finish(call.get(), read);
       return;
