@@ -1,6 +1,6 @@
-// Document formats (docs/design.md, section 2, step 2): the content type of a request, and the
-// extraction of Markdown, HTML and PDF input into the text form the model was trained on (one
-// heading, paragraph or list item per line; no markup), with a map from the extracted text
+// Document formats (docs/design.md, "Formats and other scripts"): the content type of a request,
+// and the extraction of Markdown, HTML and PDF input into the text form the model was trained on
+// (one heading, paragraph or list item per line; no markup), with a map from the extracted text
 // back to the original (byte ranges of Markdown and HTML, pages and word boxes of PDF).
 // Torch-free and proto-free: the server's preparation pool runs it before model/document.h.
 #ifndef RPSUM_FORMATS_FORMATS_H_

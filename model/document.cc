@@ -53,7 +53,7 @@ uint32_t CodePointAt(std::string_view s, size_t i, size_t* len) {
 }
 
 // Han ideographs, hiragana and katakana: scripts written without spaces between words, where a
-// character is the unit a reader counts (docs/design.md, section 2, "Other scripts"). Hangul is
+// character is the unit a reader counts (docs/design.md, "Formats and other scripts"). Hangul is
 // written with spaces and counts by them.
 bool IsCjkWordChar(uint32_t cp) {
   return (cp >= 0x3040 && cp <= 0x30FF) || (cp >= 0x31F0 && cp <= 0x31FF) ||
