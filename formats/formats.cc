@@ -158,8 +158,9 @@ std::vector<PageBox> PageBoxesOf(const Extracted& doc, uint64_t begin, uint64_t 
 
 std::string DetectLanguage(std::string_view text) {
   bool reliable = false;
-  // CLD2 reads at most what it needs; 64 KB is plenty for one document's language.
-  const std::string_view sample = text.substr(0, 64 << 10);
+  // The first 16 KB: CLD2 is sure of a language from a few hundred bytes, and it reads all it
+  // is given (64 KB of text took 2.3 ms on every long request, 16 KB 0.4 ms).
+  const std::string_view sample = text.substr(0, 16 << 10);
   int bytes = static_cast<int>(sample.size());
   // Do not cut a UTF-8 character.
   while (bytes > 0 && bytes < static_cast<int>(text.size()) &&

@@ -92,24 +92,28 @@ struct ParserDeleter {
 struct NodeDeleter {
   void operator()(cmark_node* n) const { cmark_node_free(n); }
 };
-}  // namespace
+// Byte offsets of a text's lines, by cmark's 1-based line numbers (past the end: the size).
+class LineStarts {
+ public:
+  explicit LineStarts(std::string_view text) : starts_{0, 0} {
+    for (size_t i = 0; i < text.size(); ++i) {
+      if (text[i] == '\n') starts_.push_back(i + 1);
+    }
+    starts_.push_back(text.size());
+  }
+  uint64_t operator()(int line) const {
+    if (line < 1) return 0;
+    return starts_[std::min<size_t>(static_cast<size_t>(line), starts_.size() - 1)];
+  }
 
-absl::StatusOr<Extracted> ExtractMarkdown(std::string_view input, const ExtractLimits& limits) {
+ private:
+  std::vector<uint64_t> starts_;
+};
+
+// The GitHub Markdown tree of `doc` (tables, strikethrough, autolinks, task lists, footnotes).
+std::unique_ptr<cmark_node, NodeDeleter> ParseGfm(const std::string& doc) {
   static std::once_flag registered;
   std::call_once(registered, [] { cmark_gfm_core_extensions_ensure_registered(); });
-
-  std::string doc(input);
-  BlankFrontMatter(&doc);
-  std::vector<uint64_t> line_start = {0, 0};  // 1-based lines
-  for (size_t i = 0; i < doc.size(); ++i) {
-    if (doc[i] == '\n') line_start.push_back(i + 1);
-  }
-  line_start.push_back(doc.size());
-  auto line_offset = [&](int line) -> uint64_t {
-    if (line < 1) return 0;
-    return line_start[std::min<size_t>(static_cast<size_t>(line), line_start.size() - 1)];
-  };
-
   std::unique_ptr<cmark_parser, ParserDeleter> parser(
       cmark_parser_new(CMARK_OPT_DEFAULT | CMARK_OPT_FOOTNOTES));
   for (const char* ext : {"table", "strikethrough", "autolink", "tasklist"}) {
@@ -118,7 +122,16 @@ absl::StatusOr<Extracted> ExtractMarkdown(std::string_view input, const ExtractL
     }
   }
   cmark_parser_feed(parser.get(), doc.data(), doc.size());
-  std::unique_ptr<cmark_node, NodeDeleter> root(cmark_parser_finish(parser.get()));
+  return std::unique_ptr<cmark_node, NodeDeleter>(cmark_parser_finish(parser.get()));
+}
+
+}  // namespace
+
+absl::StatusOr<Extracted> ExtractMarkdown(std::string_view input, const ExtractLimits& limits) {
+  std::string doc(input);
+  BlankFrontMatter(&doc);
+  const LineStarts line_offset(doc);
+  std::unique_ptr<cmark_node, NodeDeleter> root = ParseGfm(doc);
   if (root == nullptr) return absl::InternalError("the Markdown parser failed");
 
   TextBuilder b(input, limits.max_text_bytes);

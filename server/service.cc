@@ -34,19 +34,10 @@ const char* ReasonFor(absl::StatusCode code) {
   }
 }
 
-// The `format` label of rpsum_extract_seconds.
+// The `format` label of rpsum_extract_seconds: the MIME subtype (markdown, html, pdf).
 std::string FormatLabel(formats::ContentType type) {
-  switch (type) {
-    case formats::ContentType::kMarkdown:
-      return "markdown";
-    case formats::ContentType::kHtml:
-      return "html";
-    case formats::ContentType::kPdf:
-      return "pdf";
-    case formats::ContentType::kText:
-      break;
-  }
-  return "text";
+  const std::string_view mime = formats::MimeName(type);
+  return std::string(mime.substr(mime.find('/') + 1));
 }
 
 absl::Time Deadline(grpc::CallbackServerContext* ctx) {
