@@ -349,6 +349,12 @@ absl::Status ValidateText(std::string_view text, absl::string_view name) {
   return absl::OkStatus();
 }
 
+absl::Status CheckDocumentBytes(uint64_t bytes, uint64_t max_document_bytes) {
+  if (bytes <= max_document_bytes) return absl::OkStatus();
+  return Invalid(absl::StrCat("document is ", bytes, " bytes; the limit is ", max_document_bytes,
+                              " (max_document_bytes)"));
+}
+
 std::string_view PreparedDocument::UnitText(const DocumentInput& in, int32_t unit) const {
   const Unit& u = units[unit];
   const std::string_view src = in.presplit ? in.sentences[u.input_index] : in.document;
@@ -389,9 +395,8 @@ absl::StatusOr<std::vector<Unit>> PresplitUnits(const std::vector<std::string_vi
 // The units of a whole document (SplitUnits), after validating it.
 absl::StatusOr<std::vector<Unit>> DocumentUnits(std::string_view document,
                                                 const PrepareOptions& opt) {
-  if (document.size() > opt.max_document_bytes) {
-    return Invalid(absl::StrCat("document is ", document.size(), " bytes; the limit is ",
-                                opt.max_document_bytes, " (max_document_bytes)"));
+  if (absl::Status s = CheckDocumentBytes(document.size(), opt.max_document_bytes); !s.ok()) {
+    return s;
   }
   if (document.empty()) return Invalid("document is empty");
   if (absl::Status s = ValidateText(document, "document"); !s.ok()) return s;

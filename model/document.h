@@ -48,6 +48,9 @@ int64_t FirstInvalidUtf8(std::string_view text);
 // (`name`) and the offset of the first bad byte.
 absl::Status ValidateText(std::string_view text, absl::string_view name);
 
+// InvalidArgument naming the limit and the size when a document of `bytes` is over it.
+absl::Status CheckDocumentBytes(uint64_t bytes, uint64_t max_document_bytes);
+
 // Splits a valid UTF-8 document into units: each line is its own block (a unit never crosses
 // a line break); headings (a leading '#', or a short line without final punctuation), table
 // rows (leading '|') are one unit each; other lines, list items included, are split into

@@ -105,10 +105,10 @@ absl::Status ReadInput(const ReadOptions& options, RequestPlan* plan, ReadDocume
     if (!in.sentences.empty()) read->language = formats::DetectLanguage(in.sentences.front());
     return absl::OkStatus();
   }
-  if (in.document.size() > options.max_document_bytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("document is ", in.document.size(), " bytes; the limit is ",
-                     options.max_document_bytes, " (max_document_bytes)"));
+  // Before extraction: the limit is on what the client sent (a PDF's bytes).
+  if (absl::Status s = model::CheckDocumentBytes(in.document.size(), options.max_document_bytes);
+      !s.ok()) {
+    return s;
   }
   read->type = plan->content_type.value_or(formats::Detect(in.document));
   if (read->type != formats::ContentType::kText) {
