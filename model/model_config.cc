@@ -69,6 +69,10 @@ std::vector<int64_t> ModelConfig::HeadClips(int64_t k) const {
   return out;
 }
 
+bool UsesRelativePositions(const Architecture& architecture) {
+  return architecture.positions == "relative";
+}
+
 bool NeedsUnitStates(const RerankConfig& rerank) {
   if (rerank.top_k <= 0) return false;
   for (size_t f = kFirstNetRerankFeature; f < rerank.weights.size(); ++f) {
@@ -118,6 +122,13 @@ absl::Status ModelConfig::Validate() const {
   for (int64_t m : a.head_clip_multipliers) {
     RPSUM_RETURN_IF_ERROR(Range("architecture.head_clip_multipliers[]", m, 1, 1024));
   }
+  if (a.positions != "relative" && a.positions != "sinusoidal" && a.positions != "learned" &&
+      a.positions != "none") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("config.json: architecture.positions is '", a.positions,
+                     "'; it must be relative, sinusoidal, learned or none"));
+  }
+  RPSUM_RETURN_IF_ERROR(Range("architecture.max_positions", a.max_positions, 1, 1 << 20));
   const ClipPolicy& c = clip_policy;
   RPSUM_RETURN_IF_ERROR(Range("clip_policy.ratio", c.ratio, 1, 1 << 20));
   RPSUM_RETURN_IF_ERROR(Range("clip_policy.min", c.min, 1, a.max_clip_distance));
@@ -184,11 +195,11 @@ absl::StatusOr<ModelConfig> ModelConfig::FromJson(std::string_view text) {
     Read(j, "version", &c.version);
     if (j.contains("architecture")) {
       const json& a = j.at("architecture");
-      RPSUM_RETURN_IF_ERROR(
-          CheckKeys(a, "architecture",
-                    {"vocab_size", "hidden_size", "heads", "ffn_size", "token_layers",
-                     "sentence_layers", "max_clip_distance", "sentence_clip_distance",
-                     "num_features", "feature_columns", "dropout", "head_clip_multipliers"}));
+      RPSUM_RETURN_IF_ERROR(CheckKeys(
+          a, "architecture",
+          {"vocab_size", "hidden_size", "heads", "ffn_size", "token_layers", "sentence_layers",
+           "max_clip_distance", "sentence_clip_distance", "num_features", "feature_columns",
+           "dropout", "head_clip_multipliers", "positions", "max_positions"}));
       Architecture& r = c.architecture;
       Read(a, "vocab_size", &r.vocab_size);
       Read(a, "hidden_size", &r.hidden_size);
@@ -202,6 +213,8 @@ absl::StatusOr<ModelConfig> ModelConfig::FromJson(std::string_view text) {
       Read(a, "feature_columns", &r.feature_columns);
       Read(a, "dropout", &r.dropout);
       Read(a, "head_clip_multipliers", &r.head_clip_multipliers);
+      Read(a, "positions", &r.positions);
+      Read(a, "max_positions", &r.max_positions);
     }
     if (j.contains("clip_policy")) {
       const json& p = j.at("clip_policy");
@@ -291,6 +304,8 @@ std::string ModelConfig::ToJson() const {
                        {"head_clip_multipliers", a.head_clip_multipliers}};
   // Written only when set, so the configs of models that read the first columns stay as they were.
   if (!a.feature_columns.empty()) j["architecture"]["feature_columns"] = a.feature_columns;
+  if (a.positions != "relative") j["architecture"]["positions"] = a.positions;
+  if (a.positions == "learned") j["architecture"]["max_positions"] = a.max_positions;
   j["clip_policy"] = {{"ratio", clip_policy.ratio}, {"min", clip_policy.min},
                       {"max", clip_policy.max},     {"buckets", clip_policy.buckets},
                       {"fixed", clip_policy.fixed}, {"describe", clip_policy.Describe()}};

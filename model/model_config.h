@@ -51,7 +51,17 @@ struct Architecture {
   std::vector<int64_t> head_clip_multipliers;
   // The feature columns the sentence layers read (see num_features); empty: the first ones.
   std::vector<int64_t> feature_columns;
+  // Where the network learns order from (docs/design.md, "Positions"): "relative" (the
+  // shipped model: relative keys and values, no absolute positions); "sinusoidal" or "learned"
+  // absolute positions added to the token embeddings and to the unit vectors, with the relative
+  // tables tied to their distance-0 row (train/training.h TieRelativeTables); "none": tied
+  // tables alone. Learned tables hold max_positions rows; later positions read the last row.
+  std::string positions = "relative";
+  int64_t max_positions = 4096;
 };
+
+// Whether a checkpoint trains and reads its relative tables at clip distances above 0.
+bool UsesRelativePositions(const Architecture& architecture);
 
 // k(L) = the largest bucket <= clamp(L / ratio, min, max); buckets keep batches on few k.
 struct ClipPolicy {

@@ -40,6 +40,24 @@ TEST(ModelConfig, RoundTripsThroughJson) {
   EXPECT_EQ(back->HeadClips(32), (std::vector<int64_t>{32, 64}));  // clamped to K
 }
 
+// architecture.positions: written only when not the shipped "relative" (the shipped config.json
+// stays as it is), max_positions only for learned tables; anything else is refused by name.
+TEST(ModelConfig, PositionsRoundTripAndAreChecked) {
+  ModelConfig c;
+  EXPECT_EQ(c.ToJson().find("positions"), std::string::npos);
+  EXPECT_TRUE(UsesRelativePositions(c.architecture));
+  c.architecture.positions = "learned";
+  c.architecture.max_positions = 2048;
+  const auto back = ModelConfig::FromJson(c.ToJson());
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->architecture.positions, "learned");
+  EXPECT_EQ(back->architecture.max_positions, 2048);
+  EXPECT_FALSE(UsesRelativePositions(back->architecture));
+  c.architecture.positions = "rotary";
+  const absl::Status bad = ModelConfig::FromJson(c.ToJson()).status();
+  EXPECT_NE(bad.message().find("architecture.positions"), std::string::npos) << bad;
+}
+
 // scoring.rerank (summary-level reranking) is written only when on, by feature name.
 TEST(ModelConfig, RerankRoundTripsByFeatureName) {
   ModelConfig c;

@@ -151,11 +151,18 @@ ABSL_FLAG(int, max_docs, 0,
 ABSL_FLAG(int, valid_docs, 0, "validate on the first N valid documents (0: all)");
 ABSL_FLAG(int, max_steps, 0, "stop after this many steps in total (0: no limit)");
 ABSL_FLAG(double, time_limit_min, 0, "save and stop after this many minutes (0: no limit)");
-ABSL_FLAG(bool, no_positions, false,
-          "the position-free ablation: train at clip distance 0, token and unit level (every "
-          "distance reads its table's centre row), and tie each table to its centre row before "
-          "validating and saving, so the checkpoint computes the same at any k "
-          "(train/training.h TieRelativeTables)");
+ABSL_FLAG(std::string, positions, "relative",
+          "where the network learns order from (model/model_config.h Architecture::positions): "
+          "relative (the shipped model); sinusoidal or learned absolute positions; none. Any but "
+          "relative trains at clip distance 0, token and unit level (every distance reads its "
+          "table's centre row), and ties each table to its centre row before validating and "
+          "saving, so the checkpoint computes the same at any k (train/training.h "
+          "TieRelativeTables)");
+ABSL_FLAG(int64_t, max_positions, 4096,
+          "rows of the learned position tables (--positions learned)");
+ABSL_FLAG(std::string, head_clip_multipliers, "",
+          "layered clipping: one multiplier per head, comma-separated; head h uses "
+          "min(k * m[h], --max_clip) (empty: every head k)");
 ABSL_FLAG(bool, checkpoint_layers, false,
           "gradient checkpointing of the token layers: recompute their activations in the "
           "backward instead of keeping them (less memory for long documents, one more forward)");
@@ -245,6 +252,14 @@ ModelConfig ConfigFromFlags(int vocab) {
   a.max_clip_distance = absl::GetFlag(FLAGS_max_clip);
   a.sentence_clip_distance = absl::GetFlag(FLAGS_sentence_clip);
   a.num_features = absl::GetFlag(FLAGS_features);
+  a.positions = absl::GetFlag(FLAGS_positions);
+  a.max_positions = absl::GetFlag(FLAGS_max_positions);
+  for (absl::string_view m :
+       absl::StrSplit(absl::GetFlag(FLAGS_head_clip_multipliers), ',', absl::SkipEmpty())) {
+    int64_t v = 0;
+    if (!absl::SimpleAtoi(m, &v)) v = 0;  // Validate() names the bad entry
+    a.head_clip_multipliers.push_back(v);
+  }
   for (absl::string_view col :
        absl::StrSplit(absl::GetFlag(FLAGS_feature_columns), ',', absl::SkipEmpty())) {
     int64_t v = -1;
@@ -665,15 +680,14 @@ double TrainStep(const ModelConfig& config, ExtractiveScorer& model, AuxHeads& h
         (static_cast<uint64_t>(absl::GetFlag(FLAGS_seed)) << 32) ^ static_cast<uint64_t>(step));
     batch.tokens = masked.input;
   }
-  const bool no_positions = absl::GetFlag(FLAGS_no_positions);
-  *k = no_positions
-           ? 0
-           : TrainingClipDistance(config, absl::GetFlag(FLAGS_seed), step, batch.tokens.size(1));
+  const bool tied = !UsesRelativePositions(config.architecture);
+  *k = tied ? 0
+            : TrainingClipDistance(config, absl::GetFlag(FLAGS_seed), step, batch.tokens.size(1));
   // Training batches hold documents of similar length: one plan for the batch.
   const AttentionPlan tp = TokenPlan(config, IsLocalAttention(config, batch.tokens.size(1)), *k);
   AttentionPlan sp =
       SentencePlan(config, IsLocalSentenceAttention(config, batch.sentence_pos.size(1)));
-  if (no_positions) sp.head_k.assign(sp.head_k.size(), 0);
+  if (tied) sp.head_k.assign(sp.head_k.size(), 0);
   for (auto& g : opt.param_groups()) static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
   const at::Tensor states = model->EncodeTokens(batch, tp);
   const at::Tensor logits = model->ScoreUnits(states, batch, sp);
@@ -708,7 +722,7 @@ bool EndEpoch(const ModelConfig& config, ExtractiveScorer& model, const Data& da
               Progress* progress) {
   model->eval();
   // Untrained rows would be read at k > 0; tied, every k computes the k = 0 model.
-  if (absl::GetFlag(FLAGS_no_positions)) TieRelativeTables(*model);
+  if (!UsesRelativePositions(config.architecture)) TieRelativeTables(*model);
   Checkpoint ck{config, model, out, ""};
   nlohmann::json entry = {{"epoch", epoch + 1}, {"step", progress->step}};
   if (ema != nullptr) {
@@ -754,7 +768,6 @@ bool EndEpoch(const ModelConfig& config, ExtractiveScorer& model, const Data& da
   if (!absl::GetFlag(FLAGS_init_from).empty()) {
     training["initialised_from"] = absl::GetFlag(FLAGS_init_from);
   }
-  if (absl::GetFlag(FLAGS_no_positions)) training["no_positions"] = true;
   if (absl::GetFlag(FLAGS_oracle_beam) > 0) {
     training["oracle_beam"] = absl::GetFlag(FLAGS_oracle_beam);
   }
@@ -870,9 +883,9 @@ int Run() {
     total_steps = std::min<int64_t>(total_steps, absl::GetFlag(FLAGS_max_steps));
   }
 
-  if (absl::GetFlag(FLAGS_no_positions) && absl::GetFlag(FLAGS_ema_decay) > 0) {
-    return Fail("--no_positions", absl::InvalidArgumentError(
-                                      "not with --ema_decay: the average's tables are not tied"));
+  if (!UsesRelativePositions(config.architecture) && absl::GetFlag(FLAGS_ema_decay) > 0) {
+    return Fail("--positions", absl::InvalidArgumentError(
+                                   "not with --ema_decay: the average's tables are not tied"));
   }
   ExtractiveScorer model(config.architecture);
   model->set_checkpoint_layers(absl::GetFlag(FLAGS_checkpoint_layers));

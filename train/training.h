@@ -55,11 +55,11 @@ inline at::Tensor ListwiseLoss(const at::Tensor& logits, const at::Tensor& label
   return (per_doc * has.to(at::kFloat)).sum() / has.sum().clamp_min(1);
 }
 
-// The position-free ablation (`rpsum-train --no_positions`; docs/design.md, "Training"): it
-// trains at clip distance 0, where every relative distance reads its table's centre row
-// (distance 0), so the other rows never train. Copying the centre row into every row of every
-// relative table (`rel_k`, `rel_v`) makes the module compute the same function at any k: its
-// checkpoint serves, and is evaluated, as a model without positions whatever k is asked for.
+// The position variants other than relative (`rpsum-train --positions`; docs/design.md,
+// "Training"): the network trains at clip distance 0, where every relative distance reads its
+// table's centre row (distance 0), so the other rows never train. Copying the centre row into every
+// row of every relative table (`rel_k`, `rel_v`) makes the module compute the same function at any
+// k: its checkpoint serves, and is evaluated, as a model without positions whatever k is asked for.
 inline void TieRelativeTables(torch::nn::Module& module) {
   at::NoGradGuard no_grad;
   for (auto& item : module.named_parameters()) {

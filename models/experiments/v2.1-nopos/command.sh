@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # v2.1's recipe (scripts/train-model's fine-tuning stage from random weights, 4,096-token heads,
 # seed 1; the tokenizer scripts/train-model trains, whose pieces and scores equal v2.1's) with
-# --no_positions: trained and validated at clip distance 0, token and unit level.
+# --positions none (the flag was --no_positions when this ran): trained and validated at clip
+# distance 0, token and unit level.
 set -euo pipefail
 source scripts/cpu-env
 d=../shared/data
@@ -12,4 +13,4 @@ build/release/train/rpsum-train --data_dir "$d/corpus,$d/corpus-extra" --valid_d
   --local_window 256 --max_tokens_per_sentence 48 --dropout 0.1 --lr 5e-4 --warmup 100 \
   --batch_tokens 8192 --pos_weight 2 --soft_labels 0.5 --features 6 --centrality_weight 0.2 \
   --model_version 2.1-nopos --seed 1 --threads 2 --checkpoint_every 50 \
-  --max_tokens 4096 --epochs 2 --patience 2 --no_positions
+  --max_tokens 4096 --epochs 2 --patience 2 --positions none
