@@ -1,64 +1,110 @@
-// bench/prepare: document preparation throughput (validation, ICU sentence units,
-// SentencePiece, model input) on one thread, for a document of about 10,000 words built from
-// the given text. usage: bench-prepare TOKENIZER_MODEL TEXT_FILE [words]
+// bench/prepare: document preparation per request on one thread (validation, ICU units,
+// SentencePiece, the unit features), before and after preparation computed only the feature
+// columns the served checkpoint reads (model/model_config.h FeatureColumnsRead), side by side in
+// one run, on documents of about 2,000 and 10,000 words built from the given text. "Before" is
+// every column plus the request's budget columns (model::SetBudgetFeatures), as every request
+// computed them until then; "after" is what the server does now. Medians of 15 interleaved runs.
+// The columns the checkpoint reads must come out equal in both, or it exits 1.
+//   usage: bench-prepare MODEL_DIR TEXT_FILE > bench/results/prepare.md
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "model/document.h"
+#include "model/model_config.h"
+
+namespace {
+
+using rpsum::model::PreparedDocument;
+
+double MedianMs(std::vector<double> t) {
+  std::sort(t.begin(), t.end());
+  return 1000 * t[t.size() / 2];
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Whether the columns in `read` are equal in both.
+bool SameColumns(const PreparedDocument& a, const PreparedDocument& b,
+                 const std::bitset<rpsum::model::kNumFeatures>& read) {
+  if (a.features.size() != b.features.size() || a.tokens != b.tokens) return false;
+  for (size_t i = 0; i < a.features.size(); ++i) {
+    if (read[i % rpsum::model::kNumFeatures] && a.features[i] != b.features[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: bench-prepare TOKENIZER_MODEL TEXT_FILE [words]\n");
+    std::fprintf(stderr, "usage: bench-prepare MODEL_DIR TEXT_FILE\n");
     return 2;
   }
+  const std::string dir = argv[1];
+  auto config = rpsum::model::ModelConfig::FromJson(ReadFile(dir + "/config.json"));
+  if (!config.ok()) {
+    std::fprintf(stderr, "%s\n", config.status().ToString().c_str());
+    return 1;
+  }
   std::string error;
-  auto tok = rpsum::model::Tokenizer::Load(argv[1], &error);
+  auto tok = rpsum::model::Tokenizer::Load(dir + "/" + config->tokenizer.file, &error);
   if (!tok) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 1;
   }
-  std::ifstream in(argv[2]);
-  std::stringstream s;
-  s << in.rdbuf();
-  const std::string base = s.str();
-  const int64_t target = argc > 3 ? std::atol(argv[3]) : 10000;
-  std::string doc;
-  int64_t words = 0;
-  while (words < target) {
-    doc += base + "\n";
-    words = 0;
-    bool w = false;
-    for (char c : doc) {
-      const bool sp = c == ' ' || c == '\n' || c == '\t';
-      if (!sp && !w) ++words;
-      w = !sp;
-    }
-  }
-  rpsum::model::DocumentInput input;
-  input.document = doc;
-  rpsum::model::PrepareOptions o;
-  o.max_input_tokens = 1 << 20;
-  o.max_sentences = 1 << 20;
-  std::vector<double> t;
-  int64_t tokens = 0, units = 0;
-  for (int r = 0; r < 7; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto p = rpsum::model::Prepare(input, *tok, o);
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    if (!p.ok()) return 1;
-    tokens = p->num_tokens();
-    units = static_cast<int64_t>(p->units.size());
-  }
-  std::sort(t.begin(), t.end());
-  const double med = t[t.size() / 2];
+  const std::string base = ReadFile(argv[2]);
+  rpsum::model::PrepareOptions before;
+  before.max_input_tokens = 1 << 20;
+  before.max_sentences = 1 << 20;
+  before.max_tokens_per_sentence = config->tokenizer.max_tokens_per_sentence;
+  rpsum::model::PrepareOptions after = before;
+  after.columns = rpsum::model::FeatureColumnsRead(*config);
+  const bool budget = after.columns[rpsum::model::kFeatureBudgetWords] ||
+                      after.columns[rpsum::model::kFeatureBudgetShare];
+  std::printf("Columns read by %s (version %s): %s of %d.\n\n", dir.c_str(),
+              config->version.c_str(), after.columns.to_string().c_str(),
+              rpsum::model::kNumFeatures);
   std::printf(
-      "| words | units | tokens | median ms | words/s |\n| --- | --- | --- | --- | --- |\n");
-  std::printf("| %ld | %lld | %lld | %.1f | %.0f |\n", words, static_cast<long long>(units),
-              static_cast<long long>(tokens), 1000 * med, words / med);
+      "| words | units | tokens | before ms | after ms | after / before |\n"
+      "| --- | --- | --- | --- | --- | --- |\n");
+  for (const int64_t target : {2000, 10000}) {
+    std::string doc;
+    while (rpsum::model::CountWords(doc) < target) doc += base + "\n\n";
+    rpsum::model::DocumentInput input;
+    input.document = doc;
+    std::vector<double> tb, ta;
+    PreparedDocument last_before, last_after;
+    for (int r = 0; r < 15; ++r) {  // interleaved, so drift hits both alike
+      auto t0 = std::chrono::steady_clock::now();
+      auto p = rpsum::model::Prepare(input, *tok, before);
+      if (!p.ok()) return 1;
+      rpsum::model::SetBudgetFeatures(&*p, 250);
+      tb.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      last_before = *std::move(p);
+      t0 = std::chrono::steady_clock::now();
+      auto q = rpsum::model::Prepare(input, *tok, after);
+      if (!q.ok()) return 1;
+      if (budget) rpsum::model::SetBudgetFeatures(&*q, 250);
+      ta.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      last_after = *std::move(q);
+    }
+    if (!SameColumns(last_before, last_after, after.columns)) {
+      std::fprintf(stderr, "the columns the model reads differ\n");
+      return 1;
+    }
+    std::printf("| %lld | %zu | %lld | %.2f | %.2f | %.3f |\n", static_cast<long long>(target),
+                last_after.units.size(), static_cast<long long>(last_after.num_tokens()),
+                MedianMs(tb), MedianMs(ta), MedianMs(ta) / MedianMs(tb));
+  }
   return 0;
 }

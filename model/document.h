@@ -5,6 +5,7 @@
 #define RPSUM_MODEL_DOCUMENT_H_
 
 #include <array>
+#include <bitset>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -76,6 +77,9 @@ struct PrepareOptions {
   // Tokens kept per unit after its marker (the model config's value).
   int64_t max_tokens_per_sentence = 64;
   TruncationPolicy truncation = TruncationPolicy::kReject;
+  // The feature columns Prepare computes (model/model_config.h FeatureColumnsRead for a served
+  // checkpoint); the others stay 0. All of them by default: training and evaluation.
+  std::bitset<kNumFeatures> columns = std::bitset<kNumFeatures>().set();
 };
 
 // What the client sent: a document, or pre-split sentences (exactly one), and a title.

@@ -414,6 +414,51 @@ TEST_F(PrepareTest, BudgetFeaturesOfEveryUnit) {
   }
 }
 
+// Prepare computes the columns PrepareOptions::columns asks for, each as it would with every
+// column, and leaves the others 0; a served checkpoint asks for the ones it reads
+// (FeatureColumnsRead: the network's, the centrality its score weighs, the title overlap its
+// reranking weighs).
+TEST_F(PrepareTest, OnlyTheAskedColumnsAreComputed) {
+  DocumentInput in;
+  in.document =
+      "Motivation\nThe scheduler batches requests by token cost. The scheduler admits requests "
+      "while their cost fits.\nDesign\nPenguins waddle. Requests wait in the scheduler queue.";
+  in.title = "Scheduler design";
+  auto all = Prepare(in, *tokenizer_, PrepareOptions());
+  ASSERT_TRUE(all.ok());
+  ModelConfig shipped;
+  shipped.architecture.num_features = 6;
+  shipped.scoring.centrality_weight = 0.2;
+  const std::bitset<kNumFeatures> read = FeatureColumnsRead(shipped);
+  EXPECT_EQ(read.to_string(), "000010111111");  // columns 0-5 and 7
+  ModelConfig titled = shipped;
+  titled.architecture.num_features = 4;
+  titled.scoring.rerank.top_k = 8;
+  titled.scoring.rerank.weights.assign(kNumRerankFeatures, 0.0);
+  titled.scoring.rerank.weights[kRerankTitleShare] = 1;
+  EXPECT_EQ(FeatureColumnsRead(titled).to_string(), "000010011111");
+  titled.architecture.feature_columns = {9, 11, 0};
+  titled.architecture.num_features = 3;
+  EXPECT_EQ(FeatureColumnsRead(titled).to_string(), "101010010001");
+  for (const std::bitset<kNumFeatures>& columns :
+       {read, FeatureColumnsRead(titled), std::bitset<kNumFeatures>()}) {
+    PrepareOptions o;
+    o.columns = columns;
+    auto some = Prepare(in, *tokenizer_, o);
+    ASSERT_TRUE(some.ok());
+    ASSERT_EQ(some->features.size(), all->features.size());
+    EXPECT_EQ(some->tokens, all->tokens);
+    bool nonzero = false;
+    for (size_t i = 0; i < all->features.size(); ++i) {
+      const int c = static_cast<int>(i % kNumFeatures);
+      EXPECT_EQ(some->features[i], columns[c] ? all->features[i] : 0.f)
+          << i / kNumFeatures << " " << c;
+      nonzero |= c > 5 && columns[c] && all->features[i] != 0;
+    }
+    EXPECT_EQ(nonzero, columns.any()) << columns;  // a computed column beyond v1's is not all 0
+  }
+}
+
 // Every document of the valid split prepares; units round-trip to the input bytes and never
 // cross a line break. Prints unit statistics next to the corpus README's word statistics.
 TEST_F(PrepareTest, RealCorpusValidSplit) {

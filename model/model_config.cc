@@ -73,6 +73,28 @@ bool UsesRelativePositions(const Architecture& architecture) {
   return architecture.positions == "relative";
 }
 
+std::bitset<kNumRerankFeatures> RerankFeaturesRead(const RerankConfig& rerank) {
+  std::bitset<kNumRerankFeatures> read;
+  for (int f = 0; f < kNumRerankFeatures; ++f) {
+    read[f] = rerank.weights.size() <= static_cast<size_t>(f) ? rerank.weights.empty()
+                                                              : rerank.weights[f] != 0;
+  }
+  return read;
+}
+
+std::bitset<kNumFeatures> FeatureColumnsRead(const ModelConfig& config) {
+  std::bitset<kNumFeatures> read;
+  const Architecture& a = config.architecture;
+  if (a.feature_columns.empty()) {
+    for (int64_t c = 0; c < a.num_features && c < kNumFeatures; ++c) read[c] = true;
+  }
+  for (int64_t c : a.feature_columns) read[c] = true;
+  if (config.scoring.centrality_weight != 0) read[kFeatureContentCentrality] = true;
+  const RerankConfig& r = config.scoring.rerank;
+  if (r.top_k > 0 && RerankFeaturesRead(r)[kRerankTitleShare]) read[kFeatureTitleOverlap] = true;
+  return read;
+}
+
 bool NeedsUnitStates(const RerankConfig& rerank) {
   if (rerank.top_k <= 0) return false;
   for (size_t f = kFirstNetRerankFeature; f < rerank.weights.size(); ++f) {

@@ -3,6 +3,7 @@
 #ifndef RPSUM_MODEL_MODEL_CONFIG_H_
 #define RPSUM_MODEL_MODEL_CONFIG_H_
 
+#include <bitset>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -26,6 +27,7 @@ inline constexpr int kNumFeaturesV1 = 6;
 // The columns of the title overlap (summary-level reranking) and of the content-word
 // centrality (ScoringConfig).
 inline constexpr int kFeatureTitleOverlap = 4;
+inline constexpr int kFeatureRougeCentrality = 6;
 inline constexpr int kFeatureContentCentrality = 7;
 inline constexpr int kFeatureSectionPosition = 8;
 inline constexpr int kFeatureSectionStart = 9;
@@ -115,6 +117,12 @@ inline constexpr const char* kRerankFeatureNames[kNumRerankFeatures] = {"mean_sc
                                                                         "net_min_unit_cosine",
                                                                         "net_mean_unit_cosine"};
 
+// The reranking features that read something other than the selection itself.
+inline constexpr int kRerankTitleShare = 6;
+inline constexpr int kRerankDistinct = 10;
+static_assert(std::string_view(kRerankFeatureNames[kRerankTitleShare]) == "title_share");
+static_assert(std::string_view(kRerankFeatureNames[kRerankDistinct]) == "distinct");
+
 // With top_k > 0, SelectSummary chooses among candidate summaries built from subsets of the
 // top_k units (at most max_units of them) by a linear score of their standardised features.
 struct RerankConfig {
@@ -125,6 +133,10 @@ struct RerankConfig {
 
 // Whether selecting under `rerank` reads the network's unit states (a net_* weight is not 0).
 bool NeedsUnitStates(const RerankConfig& rerank);
+
+// Which reranking features selection computes: those with a weight that is not 0, or all of
+// them when `weights` is empty (fitting the weights reads every feature).
+std::bitset<kNumRerankFeatures> RerankFeaturesRead(const RerankConfig& rerank);
 
 // How the served score of a unit is made from the network's output (docs/design.md, section 6).
 struct ScoringConfig {
@@ -159,6 +171,11 @@ struct ModelConfig {
   // The clip distance of each head for a requested k (already <= max_clip_distance).
   std::vector<int64_t> HeadClips(int64_t k) const;
 };
+
+// The unit feature columns serving a checkpoint reads (model/document.h PrepareOptions::columns):
+// the network's (num_features or feature_columns), the content-word centrality when
+// scoring.centrality_weight is not 0, the title overlap when the reranking weighs title_share.
+std::bitset<kNumFeatures> FeatureColumnsRead(const ModelConfig& config);
 
 }  // namespace rpsum::model
 

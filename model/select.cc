@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bitset>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -11,6 +12,7 @@
 #include <utility>
 
 #include "model/document.h"
+#include "model/state_geometry.h"
 
 namespace rpsum::model {
 
@@ -262,114 +264,6 @@ class TrigramSet {
   int64_t serial_ = 0;
 };
 
-// The network's unit states against the document's state, with what several candidates read
-// computed once per document: each unit's norm and cosine with the document, each pair's
-// cosine (when first asked for).
-class StateGeometry {
- public:
-  StateGeometry(const UnitStates& states, size_t units, std::vector<double> document)
-      : states_(states),
-        width_(static_cast<size_t>(states.width)),
-        document_(std::move(document)),
-        document_norm_(Norm(document_.data())),
-        unit_norm_(units, -1.0),
-        document_cosine_(units, 0.0),
-        have_document_cosine_(units, false) {}
-
-  // The net_* features of one candidate (model/select.h Candidate): `units` its kept indices,
-  // ascending; `words` every kept unit's words.
-  std::array<double, kNumRerankFeatures - kFirstNetRerankFeature> Features(
-      const std::vector<int32_t>& units, const std::vector<int32_t>& words) {
-    std::vector<double> weighted(width_, 0.0), plain(width_, 0.0);
-    double total_words = 0;
-    for (int32_t u : units) {
-      const float* r = Row(u);
-      const double w = words[u];
-      total_words += w;
-      for (size_t j = 0; j < width_; ++j) {
-        weighted[j] += w * r[j];
-        plain[j] += r[j];
-      }
-    }
-    for (size_t j = 0; j < width_; ++j) {
-      weighted[j] /= std::max(total_words, 1.0);
-      plain[j] /= static_cast<double>(units.size());
-    }
-    double sum_pair = 0, max_pair = 0, min_unit = 1e30, sum_unit = 0;
-    size_t pairs = 0;
-    for (size_t a = 0; a < units.size(); ++a) {
-      const double c = DocumentCosine(units[a]);
-      min_unit = std::min(min_unit, c);
-      sum_unit += c;
-      for (size_t b = a + 1; b < units.size(); ++b) {
-        const double p = PairCosine(units[a], units[b]);
-        max_pair = pairs == 0 ? p : std::max(max_pair, p);
-        sum_pair += p;
-        ++pairs;
-      }
-    }
-    return {WithDocument(weighted.data(), Norm(weighted.data())),
-            pairs > 0 ? sum_pair / static_cast<double>(pairs) : 0.0,
-            max_pair,
-            WithDocument(plain.data(), Norm(plain.data())),
-            units.empty() ? 0.0 : min_unit,
-            units.empty() ? 0.0 : sum_unit / static_cast<double>(units.size())};
-  }
-
- private:
-  const float* Row(int32_t u) const { return states_.values + (static_cast<size_t>(u) * width_); }
-
-  template <typename T>
-  double Norm(const T* x) const {
-    double s = 0;
-    for (size_t j = 0; j < width_; ++j) s += static_cast<double>(x[j]) * static_cast<double>(x[j]);
-    return std::max(std::sqrt(s), 1e-12);
-  }
-
-  // Cosine of `x`, whose norm is `norm`, with the document's state.
-  template <typename T>
-  double WithDocument(const T* x, double norm) const {
-    double dot = 0;
-    for (size_t j = 0; j < width_; ++j) dot += static_cast<double>(x[j]) * document_[j];
-    return dot / (norm * document_norm_);
-  }
-
-  double UnitNorm(int32_t u) {
-    if (unit_norm_[u] < 0) unit_norm_[u] = Norm(Row(u));
-    return unit_norm_[u];
-  }
-
-  double DocumentCosine(int32_t u) {
-    if (!have_document_cosine_[u]) {
-      document_cosine_[u] = WithDocument(Row(u), UnitNorm(u));
-      have_document_cosine_[u] = true;
-    }
-    return document_cosine_[u];
-  }
-
-  double PairCosine(int32_t a, int32_t b) {
-    auto [it, added] = pair_cosine_.emplace(std::make_pair(a, b), 0.0);
-    if (added) {
-      const float* x = Row(a);
-      const float* y = Row(b);
-      double dot = 0;
-      for (size_t j = 0; j < width_; ++j) {
-        dot += static_cast<double>(x[j]) * static_cast<double>(y[j]);
-      }
-      it->second = dot / (UnitNorm(a) * UnitNorm(b));
-    }
-    return it->second;
-  }
-
-  UnitStates states_;
-  size_t width_;
-  std::vector<double> document_;
-  double document_norm_;
-  std::vector<double> unit_norm_, document_cosine_;
-  std::vector<bool> have_document_cosine_;
-  std::map<std::pair<int32_t, int32_t>, double> pair_cosine_;
-};
-
 }  // namespace
 
 std::vector<double> DocumentState(const PreparedDocument& doc,
@@ -390,33 +284,18 @@ std::vector<double> DocumentState(const PreparedDocument& doc,
   return mean;
 }
 
-std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
-                                         const std::vector<std::string_view>& texts,
-                                         const std::vector<float>& scores,
-                                         const SelectOptions& options, UnitStates states) {
-  const SelectionInputs in = MakeInputs(doc, texts, scores, options);
+namespace {
+
+// The candidate summaries' unit sets (kept indices, ascending): the greedy selection first, then
+// every subset of at most max_units of the `top` best units (the first positions of `order`)
+// that fits the budget (a single unit always) and keeps trigram blocking, filled from the units
+// below the top by SelectByScore's rule; each set once.
+std::vector<std::vector<int32_t>> CandidateSets(const SelectionInputs& in,
+                                                const std::vector<std::string_view>& texts,
+                                                const std::vector<int32_t>& order, size_t top,
+                                                const DocumentWords& dw) {
   const SelectOptions& o = in.options;
-  const int32_t n = static_cast<int32_t>(doc.kept.size());
-  if (o.rerank.top_k <= 0 || o.budget.kind != Budget::Kind::kWords || n == 0) return {};
   const double limit = o.budget.value;
-
-  // Content units (all units when there are none) in score order, and each one's rank.
-  std::vector<int32_t> order;
-  for (int32_t i = 0; i < n; ++i) {
-    if (in.ranked[i] >= 0 || !in.any_content) order.push_back(i);
-  }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int32_t a, int32_t b) { return in.ranked[a] > in.ranked[b]; });
-  std::vector<int32_t> rank(n, static_cast<int32_t>(order.size()));
-  for (size_t r = 0; r < order.size(); ++r) rank[order[r]] = static_cast<int32_t>(r);
-  const size_t top = std::min(order.size(), static_cast<size_t>(o.rerank.top_k));
-
-  const DocumentWords dw = MakeDocumentWords(texts);
-  const std::vector<UnitWords>& units = dw.units;
-  double document_sq = 0;
-  for (int64_t c : dw.content) document_sq += static_cast<double>(c) * c;
-  const std::vector<double> document_state = DocumentState(doc, texts, states);
-
   std::vector<std::vector<int32_t>> sets = {GreedySelection(in, texts)};
   std::set<std::vector<int32_t>> seen_sets = {sets[0]};
   const size_t max_units = std::min(top, static_cast<size_t>(o.rerank.max_units));
@@ -430,15 +309,10 @@ std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
       for (size_t p : pick) used += in.words[order[p]];
       bool ok = m == 1 || static_cast<double>(used) <= limit;
       tri.Next();
-      if (ok && o.trigram_blocking) {
-        for (size_t p : pick) {
-          const auto& t = units[order[p]].trigrams;
-          if (tri.Shares(t)) {
-            ok = false;
-            break;
-          }
-          tri.Insert(t);
-        }
+      for (size_t p = 0; ok && o.trigram_blocking && p < m; ++p) {
+        const auto& t = dw.units[order[pick[p]]].trigrams;
+        ok = !tri.Shares(t);
+        tri.Insert(t);
       }
       if (ok) {
         std::vector<int32_t> chosen;
@@ -449,8 +323,8 @@ std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
           const int32_t i = order[r];
           if (static_cast<double>(used + in.words[i]) > limit) continue;
           if (o.trigram_blocking) {
-            if (tri.Shares(units[i].trigrams)) continue;
-            tri.Insert(units[i].trigrams);
+            if (tri.Shares(dw.units[i].trigrams)) continue;
+            tri.Insert(dw.units[i].trigrams);
           }
           chosen.push_back(i);
           used += in.words[i];
@@ -466,73 +340,147 @@ std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
       for (size_t j = k; j < m; ++j) pick[j] = pick[j - 1] + 1;
     }
   }
+  return sets;
+}
 
-  std::optional<StateGeometry> geometry;
-  if (!states.empty()) geometry.emplace(states, static_cast<size_t>(n), document_state);
-  // A candidate's content-word counts and distinct words, in arrays over the document's word
-  // ids reset through `touched` (distinct: stamped with the candidate's number).
-  std::vector<int64_t> content(dw.num_words, 0);
-  std::vector<int64_t> stamp(dw.num_words, -1);
-  std::vector<int32_t> touched;
-  std::vector<Candidate> out;
-  out.reserve(sets.size());
-  for (auto& set : sets) {
-    const auto serial = static_cast<int64_t>(out.size());
-    Candidate c;
+// The reranking features of candidate summaries (model/select.h Candidate), those with a weight
+// only (RerankFeaturesRead). A candidate's content-word counts and distinct words live in arrays
+// over the document's word ids, reset through `touched_` (distinct: stamped with the candidate's
+// serial number), so one candidate's leave nothing for the next.
+class CandidateFeatures {
+ public:
+  CandidateFeatures(const PreparedDocument& doc, const SelectionInputs& in,
+                    const std::vector<float>& scores, std::vector<int32_t> rank,
+                    const DocumentWords& dw, StateGeometry* geometry)
+      : doc_(doc),
+        in_(in),
+        scores_(scores),
+        rank_(std::move(rank)),
+        dw_(dw),
+        geometry_(geometry),
+        read_(RerankFeaturesRead(in.options.rerank)),
+        with_title_(read_[kRerankTitleShare] &&
+                    doc.features.size() == doc.kept.size() * kNumFeatures),
+        content_(dw.num_words, 0),
+        stamp_(dw.num_words, -1) {
+    for (int64_t c : dw.content) document_sq_ += static_cast<double>(c) * c;
+  }
+
+  Candidate Make(std::vector<int32_t> set) {
+    const int64_t serial = serial_++;
+    const auto n = static_cast<double>(doc_.kept.size());
+    const double limit = in_.options.budget.value;
     double words = 0, score_words = 0, title = 0, position = 0, ranks = 0;
     double max_score = -1e30, min_score = 1e30;
     size_t tokens = 0, distinct = 0;
-    touched.clear();
+    touched_.clear();
     for (int32_t i : set) {
-      const double w = in.words[i];
+      const double w = in_.words[i];
       words += w;
-      score_words += scores[i] * w;
-      max_score = std::max<double>(max_score, scores[i]);
-      min_score = std::min<double>(min_score, scores[i]);
-      if (doc.features.size() == static_cast<size_t>(n) * kNumFeatures) {
-        title += doc.features[(static_cast<size_t>(i) * kNumFeatures) + kFeatureTitleOverlap] * w;
+      score_words += scores_[i] * w;
+      max_score = std::max<double>(max_score, scores_[i]);
+      min_score = std::min<double>(min_score, scores_[i]);
+      if (with_title_) {
+        title += doc_.features[(static_cast<size_t>(i) * kNumFeatures) + kFeatureTitleOverlap] * w;
       }
       position += static_cast<double>(i) / n;
-      ranks += rank[i];
-      tokens += units[i].words;
-      for (const auto& [x, k] : units[i].content) {
-        if (content[x] == 0) touched.push_back(x);
-        content[x] += k;
+      ranks += rank_[i];
+      tokens += dw_.units[i].words;
+      for (const auto& [x, k] : dw_.units[i].content) {
+        if (content_[x] == 0) touched_.push_back(x);
+        content_[x] += k;
       }
-      for (int32_t x : units[i].distinct) {
-        if (stamp[x] != serial) {
-          stamp[x] = serial;
-          ++distinct;
-        }
-      }
+      if (read_[kRerankDistinct]) distinct += CountNew(dw_.units[i].distinct, serial);
     }
     // Sums of products of word counts: exact in doubles, so the order does not matter.
     double dot = 0, own_sq = 0;
-    for (int32_t x : touched) {
-      const int64_t k = content[x];
-      dot += static_cast<double>(k) * static_cast<double>(dw.content[x]);
+    for (int32_t x : touched_) {
+      const int64_t k = content_[x];
+      dot += static_cast<double>(k) * static_cast<double>(dw_.content[x]);
       own_sq += static_cast<double>(k) * k;
-      content[x] = 0;
+      content_[x] = 0;
     }
     const double count = static_cast<double>(set.size());
+    Candidate c;
     c.features = {words > 0 ? score_words / words : 0.0,
                   max_score,
                   min_score,
                   count,
                   std::min(words, limit) / limit,
-                  own_sq > 0 && document_sq > 0 ? dot / std::sqrt(own_sq * document_sq) : 0.0,
+                  own_sq > 0 && document_sq_ > 0 ? dot / std::sqrt(own_sq * document_sq_) : 0.0,
                   words > 0 ? title / words : 0.0,
                   position / count,
                   static_cast<double>(set.front()) / n,
                   ranks / count,
                   tokens > 0 ? static_cast<double>(distinct) / tokens : 0.0};
-    if (geometry) {
-      const auto net = geometry->Features(set, in.words);
+    if (geometry_ != nullptr) {
+      const auto net = geometry_->Features(set, in_.words);
       std::copy(net.begin(), net.end(), c.features.begin() + kFirstNetRerankFeature);
     }
+    for (int f = 0; f < kNumRerankFeatures; ++f) {
+      if (!read_[f]) c.features[f] = 0.0;
+    }
     c.units = std::move(set);
-    out.push_back(std::move(c));
+    return c;
   }
+
+ private:
+  // How many of `ids` this candidate has not seen yet; marks them seen.
+  size_t CountNew(const std::vector<int32_t>& ids, int64_t serial) {
+    size_t added = 0;
+    for (int32_t x : ids) {
+      if (stamp_[x] != serial) {
+        stamp_[x] = serial;
+        ++added;
+      }
+    }
+    return added;
+  }
+
+  const PreparedDocument& doc_;
+  const SelectionInputs& in_;
+  const std::vector<float>& scores_;
+  std::vector<int32_t> rank_;
+  const DocumentWords& dw_;
+  StateGeometry* geometry_;
+  std::bitset<kNumRerankFeatures> read_;
+  bool with_title_;
+  double document_sq_ = 0;
+  std::vector<int64_t> content_, stamp_;
+  std::vector<int32_t> touched_;
+  int64_t serial_ = 0;
+};
+
+}  // namespace
+
+std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
+                                         const std::vector<std::string_view>& texts,
+                                         const std::vector<float>& scores,
+                                         const SelectOptions& options, UnitStates states) {
+  const SelectionInputs in = MakeInputs(doc, texts, scores, options);
+  const SelectOptions& o = in.options;
+  const int32_t n = static_cast<int32_t>(doc.kept.size());
+  if (o.rerank.top_k <= 0 || o.budget.kind != Budget::Kind::kWords || n == 0) return {};
+  // Content units (all units when there are none) in score order, and each one's rank.
+  std::vector<int32_t> order;
+  for (int32_t i = 0; i < n; ++i) {
+    if (in.ranked[i] >= 0 || !in.any_content) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int32_t a, int32_t b) { return in.ranked[a] > in.ranked[b]; });
+  std::vector<int32_t> rank(n, static_cast<int32_t>(order.size()));
+  for (size_t r = 0; r < order.size(); ++r) rank[order[r]] = static_cast<int32_t>(r);
+  const size_t top = std::min(order.size(), static_cast<size_t>(o.rerank.top_k));
+  const DocumentWords dw = MakeDocumentWords(texts);
+  std::vector<std::vector<int32_t>> sets = CandidateSets(in, texts, order, top, dw);
+  std::optional<StateGeometry> geometry;
+  if (!states.empty()) {
+    geometry.emplace(states, static_cast<size_t>(n), DocumentState(doc, texts, states));
+  }
+  CandidateFeatures features(doc, in, scores, std::move(rank), dw, geometry ? &*geometry : nullptr);
+  std::vector<Candidate> out;
+  out.reserve(sets.size());
+  for (auto& set : sets) out.push_back(features.Make(std::move(set)));
   return out;
 }
 

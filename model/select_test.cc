@@ -41,12 +41,13 @@ struct Doc {
   std::vector<std::string_view> texts;
 };
 
-Doc PrepareText(std::string text, PrepareOptions o = {}) {
+Doc PrepareText(std::string text, PrepareOptions o = {}, std::string_view title = {}) {
   static const testing::WordTokenizer kTokenizer;
   Doc d;
   d.text = std::move(text);
   DocumentInput in;
   in.document = d.text;
+  in.title = title;
   auto p = Prepare(in, kTokenizer, o);
   EXPECT_TRUE(p.ok()) << p.status();
   d.prepared = *std::move(p);
@@ -202,6 +203,12 @@ SelectOptions RerankOptions(double budget_words, std::vector<double> weights) {
   return o;
 }
 
+// The same options with every reranking feature computed (no weights, as fitting them reads).
+SelectOptions EveryFeature(SelectOptions o) {
+  o.rerank.weights.clear();
+  return o;
+}
+
 // The candidates under a 10-word budget: the greedy selection first, then every subset of the
 // three best units with at most two members that fits (a single unit always), filled from the
 // units below them, each set once; the features are the documented ones.
@@ -209,13 +216,15 @@ TEST(SummaryCandidates, GreedyFirstThenTheSubsetsOfTheTopUnitsThatFit) {
   const Doc d = PrepareText(kFour);
   ASSERT_EQ(d.texts.size(), 4U);
   const std::vector<float> scores = {0.9f, 0.8f, 0.7f, 0.6f};
-  const auto c = SummaryCandidates(d.prepared, d.texts, scores, RerankOptions(10, {1}));
+  const auto c =
+      SummaryCandidates(d.prepared, d.texts, scores, EveryFeature(RerankOptions(10, {1})));
   std::vector<std::vector<int32_t>> sets;
   sets.reserve(c.size());
   for (const Candidate& x : c) sets.push_back(x.units);
   EXPECT_EQ(sets, (std::vector<std::vector<int32_t>>{{0, 1}, {0}, {1}, {2}, {0, 2}, {1, 2}}));
   // With a 17-word budget the 12-word unit fills in after a single top unit.
-  const auto wide = SummaryCandidates(d.prepared, d.texts, scores, RerankOptions(17, {1}));
+  const auto wide =
+      SummaryCandidates(d.prepared, d.texts, scores, EveryFeature(RerankOptions(17, {1})));
   EXPECT_EQ(wide[1].units, (std::vector<int32_t>{0, 3}));
   const Candidate& one = c[3];                // {2}: "Kilo lima mike november oscar."
   EXPECT_NEAR(one.features[0], 0.7, 1e-6);    // mean_score
@@ -311,7 +320,8 @@ TEST(SummaryCandidates, NetFeaturesFromTheUnitStates) {
   const std::vector<float> states = {1, 0, 1, 0, 0, 1, 1, 1};
   const UnitStates view{states.data(), 2};
   const int f = kFirstNetRerankFeature;
-  const auto c = SummaryCandidates(d.prepared, d.texts, scores, RerankOptions(10, {1}), view);
+  const auto c =
+      SummaryCandidates(d.prepared, d.texts, scores, EveryFeature(RerankOptions(10, {1})), view);
   ASSERT_EQ(c.size(), 6U);
   ASSERT_EQ(c[0].units, (std::vector<int32_t>{0, 1}));
   ASSERT_EQ(c[4].units, (std::vector<int32_t>{0, 2}));
@@ -327,7 +337,7 @@ TEST(SummaryCandidates, NetFeaturesFromTheUnitStates) {
   EXPECT_NEAR(c[3].features[f + 2], 0.0, 1e-12);                             // one unit: no pair
   // Without states every net_* feature is 0.
   for (const Candidate& x :
-       SummaryCandidates(d.prepared, d.texts, scores, RerankOptions(10, {1}))) {
+       SummaryCandidates(d.prepared, d.texts, scores, EveryFeature(RerankOptions(10, {1})))) {
     for (int k = f; k < kNumRerankFeatures; ++k) EXPECT_EQ(x.features[k], 0.0);
   }
   // net_coverage = 1 chooses {0, 2}, the first of the two best covering candidates; without the
@@ -360,7 +370,7 @@ TEST(SummaryCandidates, EveryCandidatesFeaturesAreItsOwn) {
   const int64_t width = 3;
   std::vector<float> states(n * width);
   for (size_t k = 0; k < states.size(); ++k) states[k] = std::sin(1.0 + 0.7 * k);
-  SelectOptions o = RerankOptions(30, {1});
+  SelectOptions o = EveryFeature(RerankOptions(30, {1}));
   o.rerank.top_k = 5;
   o.rerank.max_units = 3;
   const auto c = SummaryCandidates(d.prepared, d.texts, scores, o, {states.data(), width});
@@ -432,6 +442,41 @@ TEST(SummaryCandidates, EveryCandidatesFeaturesAreItsOwn) {
     EXPECT_NEAR(x.features[f + 4], min_unit, 1e-9);
     EXPECT_NEAR(x.features[f + 5], sum_unit / x.units.size(), 1e-9);
   }
+}
+
+// Selection computes only the features it weighs (RerankFeaturesRead): the others are 0, the
+// weighed ones equal their values with every feature computed, and so the choice is the one
+// made from every feature. With no weights (fitting them), every feature is computed.
+TEST(SummaryCandidates, OnlyTheWeighedFeaturesAreComputed) {
+  const Doc d = PrepareText(
+      "Cache entries expire after ten minutes of idle time.\nThe index keeps entries sorted by "
+      "expiry time.\nWorkers read the index without locks.\nEach worker owns a shard of the "
+      "cache.\n",
+      PrepareOptions{}, "The cache index");
+  const std::vector<float> scores = {0.9f, 0.85f, 0.8f, 0.7f};
+  const std::vector<float> states = {1, 0, 1, 1, 0, 1, 1, 1};
+  const UnitStates view{states.data(), 2};
+  std::vector<double> weights(kNumRerankFeatures, 0.0);
+  weights[0] = 1, weights[kRerankDistinct] = -0.5, weights[kRerankTitleShare] = 0.3;
+  weights[kFirstNetRerankFeature + 1] = -0.4;
+  const SelectOptions o = RerankOptions(20, weights);
+  EXPECT_EQ(RerankFeaturesRead(o.rerank).count(), 4U);
+  EXPECT_EQ(RerankFeaturesRead(EveryFeature(o).rerank).count(), size_t{kNumRerankFeatures});
+  const auto some = SummaryCandidates(d.prepared, d.texts, scores, o, view);
+  const auto all = SummaryCandidates(d.prepared, d.texts, scores, EveryFeature(o), view);
+  ASSERT_EQ(some.size(), all.size());
+  ASSERT_GT(some.size(), 3U);
+  bool title_seen = false;
+  for (size_t k = 0; k < some.size(); ++k) {
+    ASSERT_EQ(some[k].units, all[k].units);
+    for (int f = 0; f < kNumRerankFeatures; ++f) {
+      EXPECT_EQ(some[k].features[f], weights[f] != 0 ? all[k].features[f] : 0.0) << k << " " << f;
+    }
+    title_seen |= all[k].features[kRerankTitleShare] > 0;
+  }
+  EXPECT_TRUE(title_seen);  // the title column reaches the feature
+  EXPECT_EQ(SelectSummary(d.prepared, d.texts, scores, o, view),
+            all[ChooseCandidate(all, weights)].units);
 }
 
 }  // namespace

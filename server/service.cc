@@ -100,6 +100,7 @@ model::PrepareOptions SummarizerService::prepare_options(model::TruncationPolicy
   o.max_sentences = options_.max_sentences;
   o.max_tokens_per_sentence = model_->description().config.tokenizer.max_tokens_per_sentence;
   o.truncation = t;
+  o.columns = model::FeatureColumnsRead(model_->description().config);
   return o;
 }
 
@@ -225,9 +226,12 @@ void SummarizerService::PrepareThen(const std::shared_ptr<Call>& call,
       return;
     }
     call->prepared = *std::move(prepared);
-    // The network reads the request's budget (model/document.h BudgetFeatures).
-    model::SetBudgetFeatures(&call->prepared,
-                             model::BudgetWords(call->plan.select.budget, call->prepared));
+    // A network that reads the budget reads the request's (model/document.h BudgetFeatures).
+    const auto columns = model::FeatureColumnsRead(model_->description().config);
+    if (columns[model::kFeatureBudgetWords] || columns[model::kFeatureBudgetShare]) {
+      model::SetBudgetFeatures(&call->prepared,
+                               model::BudgetWords(call->plan.select.budget, call->prepared));
+    }
     call->prepared_at = clock_->Now();
     const int64_t tokens = call->prepared.num_tokens();
     call->k =

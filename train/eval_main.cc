@@ -731,6 +731,11 @@ int Run() {
   prep.max_document_bytes = 64U << 20;
   prep.max_tokens_per_sentence = ck->config.tokenizer.max_tokens_per_sentence;
   prep.truncation = TruncationPolicy::kHead;
+  // The served columns (as the server prepares); fitting or dumping the reranking's features
+  // reads every column.
+  if (absl::GetFlag(FLAGS_fit_rerank).empty() && absl::GetFlag(FLAGS_rerank_dump).empty()) {
+    prep.columns = FeatureColumnsRead(ck->config);
+  }
   int skipped = 0;
   std::vector<EvalDoc> docs = PrepareCorpus(*records, *tok, prep, true, &skipped);
   if (const double b = absl::GetFlag(FLAGS_budget_feature_words); b > 0) {

@@ -568,11 +568,13 @@ TEST(Server, DrainAnswersEveryAcceptedRequest) {
   EXPECT_EQ(s->service->in_flight(), 0);
 }
 
-// The network reads each request's own budget (model/document.h BudgetFeatures) on every unit,
-// whatever kind of budget the request sets; the API's default when it sets none.
+// A network that reads the budget columns reads each request's own budget (model/document.h
+// BudgetFeatures) on every unit, whatever kind of budget the request sets; the API's default when
+// it sets none. For a network that does not read them (v2.4) they are not computed: 0.
 TEST(Server, TheModelReadsEachRequestsBudget) {
   auto s = StartServer(HeldFake());
   ASSERT_NE(s, nullptr);
+  s->fake.mutable_description()->config.architecture.num_features = model::kNumFeatures;
   Mutex mu;
   std::vector<std::array<float, 2>> seen;  // per scored document, when all its units agree
   s->fake.set_hook([&](const std::vector<const model::PreparedDocument*>& docs) {
@@ -611,6 +613,13 @@ TEST(Server, TheModelReadsEachRequestsBudget) {
     const std::array<float, 2> want = model::BudgetFeatures(want_words[i], 10);
     EXPECT_EQ(seen[i], want) << "request " << i << ": " << seen[i][0] << " " << seen[i][1];
   }
+  s->fake.mutable_description()->config.architecture.num_features = model::kNumFeaturesV1;
+  v1::SummarizeResponse resp;
+  grpc::ClientContext ctx;
+  ASSERT_TRUE(stub->Summarize(&ctx, requests[0], &resp).ok());
+  MutexLock lock(&mu);
+  ASSERT_EQ(seen.size(), requests.size() + 1);
+  EXPECT_EQ(seen.back(), (std::array<float, 2>{0, 0}));
 }
 
 // A model whose reranking reads the unit states (scoring.rerank's net_* weights, v2.4): the
