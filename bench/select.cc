@@ -81,8 +81,9 @@ int main(int argc, char** argv) {
            ++f) {
         net.rerank.weights[f] = 0.1;
       }
-      net.rerank.weights[5] = 0.3;  // document_cosine: v2.4 weighs 9 of the 17 features
-      SelectOptions every = net;    // candidates with every feature computed
+      net.rerank.weights[3] = 0.1;  // units and document_cosine: v2.4 weighs 9 of the 17
+      net.rerank.weights[5] = 0.3;
+      SelectOptions every = net;  // candidates with every feature computed
       every.rerank.weights.clear();
       const rpsum::model::UnitStates st{states.data(), width};
       std::vector<double> tg, th, tn, tb;
