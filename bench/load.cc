@@ -134,12 +134,12 @@ std::map<std::string, double> Histogram(const std::string& text, const std::stri
 absl::StatusOr<std::vector<std::string>> LoadDocuments() {
   std::vector<std::string> docs;
   if (!absl::GetFlag(FLAGS_doc_file).empty()) {
-    auto d = model::ReadMaybeGzip(absl::GetFlag(FLAGS_doc_file));
+    auto d = train::ReadMaybeGzip(absl::GetFlag(FLAGS_doc_file));
     if (!d.ok()) return d.status();
     docs.push_back(*std::move(d));
     return docs;
   }
-  auto records = model::ReadCorpus(absl::GetFlag(FLAGS_corpus));
+  auto records = train::ReadCorpus(absl::GetFlag(FLAGS_corpus));
   if (!records.ok()) return records.status();
   const size_t limit = static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_docs)));
   for (const auto& r : *records) {

@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string base = ss.str();
-  const rpsum::model::testing::WordTokenizer tok(8000);
+  const rpsum::test::WordTokenizer tok(8000);
   std::printf(
       "| words | kept units | budget | greedy ms | reranked (hand features) ms | reranked (unit "
       "states) ms | states / greedy | unit states, all 17 features (before) ms | after / before "

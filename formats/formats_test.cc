@@ -15,6 +15,7 @@
 namespace rpsum::formats {
 namespace {
 
+using test::TestSourceDir;
 using ::testing::HasSubstr;
 using ::testing::Not;
 

@@ -17,6 +17,10 @@
 #include "train/corpus.h"
 
 namespace rpsum::model {
+
+using test::TestSourceDir;
+using train::ReadCorpus;
+
 namespace {
 
 namespace fs = std::filesystem;

@@ -42,7 +42,7 @@ struct Doc {
 };
 
 Doc PrepareText(std::string text, PrepareOptions o = {}, std::string_view title = {}) {
-  static const testing::WordTokenizer kTokenizer;
+  static const test::WordTokenizer kTokenizer;
   Doc d;
   d.text = std::move(text);
   DocumentInput in;

@@ -115,7 +115,7 @@ TEST(FillSummary, SentencesPointAtTheirTextInTheDocument) {
   ReadDocument read;
   ASSERT_TRUE(ReadInput({}, &*plan, &read).ok());
   EXPECT_FALSE(read.extracted.has_value());  // detected as text/plain: read as it is
-  const model::testing::WordTokenizer tok;
+  const test::WordTokenizer tok;
   auto doc = model::Prepare(plan->input, tok, {});
   ASSERT_TRUE(doc.ok()) << doc.status();
   ASSERT_EQ(doc->kept.size(), 4U);  // heading, two sentences, one line
@@ -159,7 +159,7 @@ TEST(FillSummary, MarkdownSentencesPointIntoExtractedTextAndSource) {
   ASSERT_TRUE(read.extracted.has_value());
   EXPECT_EQ(read.extracted->text,
             "Goal\nCaches miss at start. We keep a warm pool.\nLogs rotate every day.");
-  const model::testing::WordTokenizer tok;
+  const test::WordTokenizer tok;
   auto doc = model::Prepare(plan->input, tok, {});
   ASSERT_TRUE(doc.ok()) << doc.status();
   ASSERT_EQ(doc->kept.size(), 4U);

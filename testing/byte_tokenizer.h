@@ -10,7 +10,7 @@
 
 #include "model/tokenizer.h"
 
-namespace rpsum::fuzz {
+namespace rpsum::test {
 
 class ByteTokenizer : public model::Tokenizer {
  public:
@@ -23,6 +23,6 @@ class ByteTokenizer : public model::Tokenizer {
   int32_t pad_id() const override { return 3; }
 };
 
-}  // namespace rpsum::fuzz
+}  // namespace rpsum::test
 
 #endif  // RPSUM_TESTING_BYTE_TOKENIZER_H_

@@ -11,9 +11,9 @@
 #include "model/summarizer.h"
 #include "testing/word_tokenizer.h"
 
-namespace rpsum::server {
+namespace rpsum::test {
 
-using FakeTokenizer = model::testing::WordTokenizer;
+using FakeTokenizer = WordTokenizer;
 
 class FakeSummarizer : public model::Summarizer {
  public:
@@ -100,6 +100,6 @@ class FakeSummarizer : public model::Summarizer {
   std::vector<int64_t> order_ ABSL_GUARDED_BY(mu_);
 };
 
-}  // namespace rpsum::server
+}  // namespace rpsum::test
 
 #endif  // RPSUM_TESTING_FAKE_SUMMARIZER_H_

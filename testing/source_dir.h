@@ -8,13 +8,13 @@
 #include <cstdlib>
 #include <string>
 
-namespace rpsum {
+namespace rpsum::test {
 
 inline std::string TestSourceDir() {
   const char* env = std::getenv("RPSUM_SOURCE_DIR");
   return env != nullptr && *env != '\0' ? env : ".";
 }
 
-}  // namespace rpsum
+}  // namespace rpsum::test
 
 #endif  // RPSUM_TESTING_SOURCE_DIR_H_

@@ -6,9 +6,9 @@
 
 #include "model/tokenizer.h"
 
-namespace rpsum::model::testing {
+namespace rpsum::test {
 
-class WordTokenizer : public Tokenizer {
+class WordTokenizer : public model::Tokenizer {
  public:
   explicit WordTokenizer(int32_t vocab = 1000) : vocab_(vocab) {}
   bool Encode(std::string_view text, std::vector<int32_t>* ids, std::string*) const override {
@@ -33,6 +33,6 @@ class WordTokenizer : public Tokenizer {
   int32_t vocab_;
 };
 
-}  // namespace rpsum::model::testing
+}  // namespace rpsum::test
 
 #endif  // RPSUM_TESTING_WORD_TOKENIZER_H_

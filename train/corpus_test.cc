@@ -1,100 +1,96 @@
 #include "train/corpus.h"
 
-#include <string>
-#include <vector>
+#include <zlib.h>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
 #include "gtest/gtest.h"
 
-namespace rpsum::model {
+namespace rpsum::train {
 namespace {
 
-// `n` sentences of eight words each, one paragraph per line.
-std::string Body(int n, const std::string& topic) {
-  std::vector<std::string> lines;
-  lines.reserve(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    lines.push_back(absl::StrCat("The ", topic, " design keeps part ", i, " simple and fast."));
+namespace fs = std::filesystem;
+
+// A fresh folder under the test's temporary directory.
+fs::path TempDir(const std::string& name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  fs::path dir =
+      fs::path(tmp != nullptr ? tmp : fs::temp_directory_path().string()) / ("corpus_test_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+void WriteGzip(const fs::path& path, const std::string& text) {
+  gzFile f = gzopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(gzwrite(f, text.data(), static_cast<unsigned>(text.size())),
+            static_cast<int>(text.size()));
+  gzclose(f);
+}
+
+constexpr const char* kTwoRecords =
+    R"({"id":"a:1","source":"a","title":"One","summary":"s1","document":"d1"})"
+    "\n\n"
+    R"({"id":"a:2","title":"Two","summary":"s2","document":"d2","references":["r1","r2"]})"
+    "\n";
+
+TEST(ReadCorpus, ReadsGzipAndPlainFilesAlike) {
+  const fs::path dir = TempDir("formats");
+  WriteGzip(dir / "a.jsonl.gz", kTwoRecords);
+  std::ofstream(dir / "b.jsonl") << kTwoRecords;
+  for (const char* name : {"a.jsonl.gz", "b.jsonl"}) {
+    auto records = ReadCorpus((dir / name).string());
+    ASSERT_TRUE(records.ok()) << records.status();
+    ASSERT_EQ(records->size(), 2u) << name;  // the blank line is skipped
+    EXPECT_EQ((*records)[0].id, "a:1");
+    EXPECT_EQ((*records)[0].source, "a");
+    EXPECT_EQ((*records)[0].document, "d1");
+    // Without "references", the summary is the one reference.
+    EXPECT_EQ((*records)[0].references, std::vector<std::string>{"s1"});
+    EXPECT_EQ((*records)[1].source, "");
+    EXPECT_EQ((*records)[1].references, (std::vector<std::string>{"r1", "r2"}));
   }
-  return absl::StrJoin(lines, "\n");
+  auto first = ReadCorpus((dir / "a.jsonl.gz").string(), 1);
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first->size(), 1u);
 }
 
-CorpusRecord Doc(const std::string& text) {
-  CorpusRecord r;
-  r.id = "src:doc";
-  r.source = "owner/repo";
-  r.title = "A title";
-  r.document = text;
-  return r;
+TEST(ReadCorpus, AMalformedLineNamesItsFileAndLine) {
+  const fs::path dir = TempDir("malformed");
+  std::ofstream(dir / "bad.jsonl") << R"({"id":"x"})"
+                                   << "\n{not json\n";
+  auto records = ReadCorpus((dir / "bad.jsonl").string());
+  ASSERT_FALSE(records.ok());
+  EXPECT_EQ(records.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(records.status().message().find("bad.jsonl:2:"), std::string::npos) << records.status();
+  EXPECT_EQ(ReadCorpus((dir / "missing.jsonl").string()).status().code(),
+            absl::StatusCode::kNotFound);
 }
 
-const std::string kAbstract =
-    "This proposal adds a cache to the resolver so that repeated lookups are answered locally.\n"
-    "  It also bounds the cache by size.  ";
-
-SectionOptions Small() {
-  SectionOptions o;
-  o.min_summary_words = 10;
-  o.min_document_words = 60;
-  return o;
-}
-
-TEST(SectionSummaries, CutsTheAbstractAndSimpleSummaryOut) {
-  const std::string text =
-      absl::StrCat("Simple Summary\nA shorter summary of the cache.\n", "Abstract\n", kAbstract,
-                   "\n\nMotivation\n", Body(10, "cache"));
-  SectionCounts n;
-  const auto out = SectionSummaries({Doc(text)}, Small(), &n);
-  ASSERT_EQ(out.size(), 1u);
-  EXPECT_EQ(n.kept, 1);
-  EXPECT_EQ(out[0].id, "section-src:doc");
-  EXPECT_EQ(out[0].source, "owner/repo");
-  EXPECT_EQ(out[0].title, "A title");
-  // Trimmed non-empty lines, joined by '\n'.
-  EXPECT_EQ(out[0].summary,
-            "This proposal adds a cache to the resolver so that repeated lookups are answered "
-            "locally.\nIt also bounds the cache by size.");
-  EXPECT_EQ(out[0].references, std::vector<std::string>{out[0].summary});
-  // Both summary sections are gone, heading and all; the rest is unchanged.
-  EXPECT_EQ(out[0].document, absl::StrCat("Motivation\n", Body(10, "cache")));
-}
-
-TEST(SectionSummaries, PrefersAbstractAndMatchesHeadingsLoosely) {
-  // A "Summary" comes first, but "Abstract" is the preferred name; "## 2. Abstract:" matches.
-  const std::string text =
-      absl::StrCat("Summary\nThe summary section says something different about it all here.\n",
-                   "## 2. Abstract:\n", kAbstract, "\nDesign\n", Body(10, "resolver"));
-  const auto out = SectionSummaries({Doc(text)}, Small());
-  ASSERT_EQ(out.size(), 1u);
-  EXPECT_EQ(out[0].summary.substr(0, 13), "This proposal");
-  EXPECT_NE(out[0].document.find("The summary section says"), std::string::npos);
-  EXPECT_EQ(out[0].document.find("Abstract"), std::string::npos);
-  // The section ends at the next heading by model::IsHeadingLine's rule: a short line without
-  // final punctuation ("Design") ends it, a sentence does not.
-  EXPECT_EQ(out[0].document.find("bounds the cache"), std::string::npos);
-  EXPECT_NE(out[0].document.find("Design\n"), std::string::npos);
-}
-
-TEST(SectionSummaries, CountsWhatItDoesNotKeep) {
-  const std::vector<CorpusRecord> docs = {
-      Doc(absl::StrCat("Motivation\n", Body(20, "a"))),                          // no section
-      Doc(absl::StrCat("Abstract\nToo short to keep.\nRest\n", Body(20, "b"))),  // summary
-      Doc(absl::StrCat("Abstract\n", kAbstract, "\nRest\n", Body(3, "c"))),      // document
-      Doc(absl::StrCat("TL;DR\n", Body(4, "d"), "\nRest\n", Body(8, "e"))),      // over a third
-      Doc(absl::StrCat("Executive Summary\n", kAbstract, "\nRest\n", Body(9, "f"))),  // kept
-  };
-  SectionCounts n;
-  const auto out = SectionSummaries(docs, Small(), &n);
-  EXPECT_EQ(n.no_section, 1);
-  EXPECT_EQ(n.short_summary, 1);
-  EXPECT_EQ(n.short_document, 1);
-  EXPECT_EQ(n.long_summary, 1);
-  EXPECT_EQ(n.kept, 1);
-  ASSERT_EQ(out.size(), 1u);
-  EXPECT_NE(out[0].document.find("part 8"), std::string::npos);
-  EXPECT_EQ(out[0].document.find("Executive"), std::string::npos);
+TEST(ReadCorpusSplit, ConcatenatesFoldersInOrderUnderOneLimit) {
+  const fs::path root = TempDir("split");
+  fs::create_directories(root / "x");
+  fs::create_directories(root / "y");
+  WriteGzip(root / "x" / "valid.jsonl.gz", kTwoRecords);
+  WriteGzip(root / "y" / "valid.jsonl.gz", R"({"id":"b:1","summary":"s","document":"d"})"
+                                           "\n");
+  const std::string dirs = (root / "x").string() + "," + (root / "y").string();
+  auto all = ReadCorpusSplit(dirs, "valid");
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->size(), 3u);
+  EXPECT_EQ((*all)[2].id, "b:1");
+  auto three = ReadCorpusSplit((root / "y").string() + "," + (root / "x").string(), "valid", 2);
+  ASSERT_TRUE(three.ok());
+  ASSERT_EQ(three->size(), 2u);
+  EXPECT_EQ((*three)[0].id, "b:1");
+  EXPECT_EQ((*three)[1].id, "a:1");
+  EXPECT_EQ(ReadCorpusSplit((root / "x").string(), "train").status().code(),
+            absl::StatusCode::kNotFound);
 }
 
 }  // namespace
-}  // namespace rpsum::model
+}  // namespace rpsum::train

@@ -5,7 +5,16 @@
 #include "model/select.h"
 #include "train/oracle.h"
 
-namespace rpsum::model {
+namespace rpsum::train {
+
+using model::Budget;
+using model::CountWords;
+using model::JoinAndCut;
+using model::PrepareOptions;
+using model::RerankConfig;
+using model::SelectOptions;
+using model::Tokenizer;
+using model::UnitStates;
 std::vector<EvalDoc> PrepareCorpus(const std::vector<CorpusRecord>& records,
                                    const Tokenizer& tokenizer, const PrepareOptions& options,
                                    bool with_oracle, int* skipped) {
@@ -94,4 +103,4 @@ std::vector<float> LeadScores(const EvalDoc& doc) {
 
 std::vector<float> TextRankBaseline(const EvalDoc& doc) { return TextRankScores(doc.texts); }
 
-}  // namespace rpsum::model
+}  // namespace rpsum::train

@@ -14,12 +14,12 @@
 #include "train/corpus.h"
 #include "train/rouge.h"
 
-namespace rpsum::model {
+namespace rpsum::train {
 
 struct EvalDoc {
   const CorpusRecord* record = nullptr;  // not owned; outlives the EvalDoc
-  DocumentInput input;
-  PreparedDocument prepared;
+  model::DocumentInput input;
+  model::PreparedDocument prepared;
   std::vector<std::string_view> texts;  // of the kept units
   std::vector<int32_t> words;           // of the kept units
   int64_t reference_words = 0;
@@ -29,8 +29,9 @@ struct EvalDoc {
 // Prepares `records` (title + document) with `options`; records that fail to prepare are
 // skipped and counted in *skipped. With `with_oracle`, fills EvalDoc::oracle.
 std::vector<EvalDoc> PrepareCorpus(const std::vector<CorpusRecord>& records,
-                                   const Tokenizer& tokenizer, const PrepareOptions& options,
-                                   bool with_oracle, int* skipped);
+                                   const model::Tokenizer& tokenizer,
+                                   const model::PrepareOptions& options, bool with_oracle,
+                                   int* skipped);
 
 // The summary the service returns for `doc` from per-unit scores when asked for max_words =
 // the reference's word count (SelectSummary, the one policy the server applies: headings only
@@ -39,9 +40,9 @@ std::vector<EvalDoc> PrepareCorpus(const std::vector<CorpusRecord>& records,
 // scoring.rerank (top_k 0, the default, for TextRank and for models without it); `states` the
 // network's unit states, which its net_* features read.
 std::string SummaryFromScores(const EvalDoc& doc, const std::vector<float>& scores,
-                              const RerankConfig& rerank, UnitStates states = {});
+                              const model::RerankConfig& rerank, model::UnitStates states = {});
 // The options SummaryFromScores selects with.
-SelectOptions ServedOptions(const EvalDoc& doc, const RerankConfig& rerank);
+model::SelectOptions ServedOptions(const EvalDoc& doc, const model::RerankConfig& rerank);
 // The given units joined and cut to the reference's word count: the classic protocol for the
 // lead and oracle reference points.
 std::string SummaryFromUnits(const EvalDoc& doc, const std::vector<int32_t>& chosen);
@@ -62,6 +63,6 @@ struct RougeMean {
 std::vector<float> LeadScores(const EvalDoc& doc);
 std::vector<float> TextRankBaseline(const EvalDoc& doc);
 
-}  // namespace rpsum::model
+}  // namespace rpsum::train
 
 #endif  // RPSUM_TRAIN_EVALUATE_H_

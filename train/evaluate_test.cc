@@ -4,10 +4,10 @@
 #include "gtest/gtest.h"
 #include "model/select.h"
 
-namespace rpsum::model {
+namespace rpsum::train {
 namespace {
 
-class SpaceTokenizer : public Tokenizer {
+class SpaceTokenizer : public model::Tokenizer {
  public:
   bool Encode(std::string_view text, std::vector<int32_t>* ids, std::string*) const override {
     for (char c : text) {
@@ -61,4 +61,4 @@ TEST(Evaluate, FixedTinySetKnownValues) {
 }
 
 }  // namespace
-}  // namespace rpsum::model
+}  // namespace rpsum::train

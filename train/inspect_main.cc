@@ -28,7 +28,24 @@ ABSL_FLAG(int, tokens, 192, "tokens shown in the heatmaps (from the start)");
 ABSL_FLAG(int, k, 0, "clip distance (0: the policy's k for the document)");
 ABSL_FLAG(std::string, out, "inspect", "output prefix: PREFIX_attention.png, PREFIX_scores.png");
 
-namespace rpsum::model {
+namespace rpsum::train {
+
+using model::AttentionImpl;
+using model::AttentionPlan;
+using model::Checkpoint;
+using model::DocumentInput;
+using model::EncoderLayer;
+using model::ExtractiveScorer;
+using model::LoadCheckpoint;
+using model::Prepare;
+using model::PreparedDocument;
+using model::PrepareOptions;
+using model::RelativeIndex;
+using model::ScoreDocuments;
+using model::Tokenizer;
+using model::TruncationPolicy;
+using model::UnitKind;
+
 namespace {
 
 void Diverging(float v, uint8_t* px) {  // v in [-1, 1]: blue - white - red
@@ -200,13 +217,13 @@ int Run() {
 }
 
 }  // namespace
-}  // namespace rpsum::model
+}  // namespace rpsum::train
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("Renders attention parts and sentence scores of one document.");
   absl::ParseCommandLine(argc, argv);
   try {
-    return rpsum::model::Run();
+    return rpsum::train::Run();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rpsum-inspect: %s\n", e.what());
     return 1;

@@ -11,7 +11,9 @@
 #include "model/document.h"
 #include "train/rouge.h"
 
-namespace rpsum::model {
+namespace rpsum::train {
+
+using model::CountWords;
 
 std::vector<float> TextRankScores(const std::vector<std::string_view>& texts) {
   const size_t n = texts.size();
@@ -50,167 +52,127 @@ std::vector<float> TextRankScores(const std::vector<std::string_view>& texts) {
 
 namespace {
 
-// One selection of the beam search: its units in the order added, its counts of the
-// reference's n-grams (clipped overlap needs them), its token and bigram totals, and its score.
-struct BeamState {
+// The reference's distinct unigrams and bigrams, by id, with their counts there: clipped overlap
+// needs them.
+struct ReferenceGrams {
+  std::map<std::string, int> id1;
+  std::map<std::pair<std::string, std::string>, int> id2;
+  std::vector<int> count1, count2;  // per id
+  int total1 = 0, total2 = 0;
+
+  explicit ReferenceGrams(const std::vector<std::string>& ref) {
+    for (size_t i = 0; i < ref.size(); ++i) {
+      auto [a, fresh1] = id1.emplace(ref[i], static_cast<int>(count1.size()));
+      if (fresh1) count1.push_back(0);
+      ++count1[a->second];
+      if (i + 1 < ref.size()) {
+        auto [b, fresh2] =
+            id2.emplace(std::make_pair(ref[i], ref[i + 1]), static_cast<int>(count2.size()));
+        if (fresh2) count2.push_back(0);
+        ++count2[b->second];
+      }
+    }
+    total1 = static_cast<int>(ref.size());
+    total2 = std::max<int>(0, total1 - 1);
+  }
+};
+
+// A unit's counts of each reference n-gram it contains, its totals and its words.
+struct UnitGrams {
+  std::vector<std::pair<int, int>> g1, g2;  // (reference n-gram id, count in the unit)
+  int total1 = 0, total2 = 0;
+  int64_t words = 0;
+};
+
+UnitGrams GramsOf(std::string_view text, const ReferenceGrams& ref) {
+  const auto t = RougeTokenize(text);
+  std::map<int, int> c1, c2;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (auto it = ref.id1.find(t[i]); it != ref.id1.end()) ++c1[it->second];
+    if (i + 1 < t.size()) {
+      if (auto it = ref.id2.find({t[i], t[i + 1]}); it != ref.id2.end()) ++c2[it->second];
+    }
+  }
+  return {{c1.begin(), c1.end()},
+          {c2.begin(), c2.end()},
+          static_cast<int>(t.size()),
+          static_cast<int>(t.empty() ? 0 : t.size() - 1),
+          CountWords(text)};
+}
+
+double F1(int overlap, int pred, int target) {
+  if (pred == 0 || target == 0 || overlap == 0) return 0.0;
+  const double p = static_cast<double>(overlap) / pred, r = static_cast<double>(overlap) / target;
+  return 2 * p * r / (p + r);
+}
+
+// How much `unit` adds to the clipped overlap of a selection that holds `have` of each n-gram.
+int Gained(const std::vector<std::pair<int, int>>& unit, const std::vector<int>& have,
+           const std::vector<int>& cap) {
+  int more = 0;
+  for (const auto& [g, c] : unit) more += std::min(cap[g], have[g] + c) - std::min(cap[g], have[g]);
+  return more;
+}
+
+// The greedy oracle's selection so far: its counts of the reference's n-grams, its token and
+// bigram totals, its words and its score.
+struct Selection {
   std::vector<int32_t> units;
-  std::vector<int> count1, count2;  // per reference unigram / bigram (ids below)
+  std::vector<int> count1, count2;
   int overlap1 = 0, overlap2 = 0, total1 = 0, total2 = 0;
   int64_t words = 0;
   double score = 0;
-  bool done = false;
+
+  double ScoreWith(const UnitGrams& g, const ReferenceGrams& ref) const {
+    return F1(overlap1 + Gained(g.g1, count1, ref.count1), total1 + g.total1, ref.total1) +
+           F1(overlap2 + Gained(g.g2, count2, ref.count2), total2 + g.total2, ref.total2);
+  }
+
+  void Add(int32_t unit, const UnitGrams& g, const ReferenceGrams& ref, double new_score) {
+    overlap1 += Gained(g.g1, count1, ref.count1);
+    overlap2 += Gained(g.g2, count2, ref.count2);
+    for (const auto& [id, count] : g.g1) count1[id] += count;
+    for (const auto& [id, count] : g.g2) count2[id] += count;
+    total1 += g.total1;
+    total2 += g.total2;
+    words += g.words;
+    units.push_back(unit);
+    score = new_score;
+  }
 };
-
-// The beam search behind GreedyOracle (beam 1) and OracleExpectation: the final selections, best
-// first.
-std::vector<BeamState> OracleBeam(const std::vector<std::string_view>& texts,
-                                  std::string_view reference, int beam) {
-  const size_t n = texts.size();
-  const auto ref = RougeTokenize(reference);
-  const int64_t ref_words = CountWords(reference);
-  // Ids of the reference's distinct unigrams and bigrams and their counts there.
-  std::map<std::string, int> id1;
-  std::map<std::pair<std::string, std::string>, int> id2;
-  std::vector<int> ref1, ref2;
-  for (size_t i = 0; i < ref.size(); ++i) {
-    auto [a, fresh1] = id1.emplace(ref[i], static_cast<int>(ref1.size()));
-    if (fresh1) ref1.push_back(0);
-    ++ref1[a->second];
-    if (i + 1 < ref.size()) {
-      auto [b, fresh2] =
-          id2.emplace(std::make_pair(ref[i], ref[i + 1]), static_cast<int>(ref2.size()));
-      if (fresh2) ref2.push_back(0);
-      ++ref2[b->second];
-    }
-  }
-  const int ref1_total = static_cast<int>(ref.size());
-  const int ref2_total = std::max<int>(0, ref1_total - 1);
-  // Per unit: its counts of each reference n-gram it contains, its totals and its words.
-  struct UnitGrams {
-    std::vector<std::pair<int, int>> g1, g2;  // (reference n-gram id, count in the unit)
-    int total1 = 0, total2 = 0;
-    int64_t words = 0;
-  };
-  std::vector<UnitGrams> grams(n);
-  for (size_t u = 0; u < n; ++u) {
-    const auto t = RougeTokenize(texts[u]);
-    std::map<int, int> c1, c2;
-    for (size_t i = 0; i < t.size(); ++i) {
-      if (auto it = id1.find(t[i]); it != id1.end()) ++c1[it->second];
-      if (i + 1 < t.size()) {
-        if (auto it = id2.find({t[i], t[i + 1]}); it != id2.end()) ++c2[it->second];
-      }
-    }
-    grams[u] = {{c1.begin(), c1.end()},
-                {c2.begin(), c2.end()},
-                static_cast<int>(t.size()),
-                static_cast<int>(t.empty() ? 0 : t.size() - 1),
-                CountWords(texts[u])};
-  }
-  auto f = [](int overlap, int pred, int target) {
-    if (pred == 0 || target == 0 || overlap == 0) return 0.0;
-    const double p = static_cast<double>(overlap) / pred, r = static_cast<double>(overlap) / target;
-    return 2 * p * r / (p + r);
-  };
-  auto gained = [](const std::vector<std::pair<int, int>>& unit, const std::vector<int>& have,
-                   const std::vector<int>& cap) {
-    int more = 0;
-    for (const auto& [g, c] : unit) {
-      more += std::min(cap[g], have[g] + c) - std::min(cap[g], have[g]);
-    }
-    return more;
-  };
-
-  BeamState start;
-  start.count1.assign(ref1.size(), 0);
-  start.count2.assign(ref2.size(), 0);
-  start.done = ref_words <= 0;
-  std::vector<BeamState> states = {start};
-  beam = std::max(beam, 1);
-  while (std::any_of(states.begin(), states.end(), [](const BeamState& s) { return !s.done; })) {
-    // Candidates: a finished state as it is, or an open state plus one unit that raises its
-    // score (an open state that nothing raises finishes), in state then unit order so that
-    // ties keep the greedy oracle's choice (the first unit).
-    struct Candidate {
-      size_t state;
-      int32_t unit;  // -1: the state as it is
-      double score;
-      std::vector<int32_t> key;  // the sorted units, to drop duplicate selections
-    };
-    std::vector<Candidate> candidates;
-    for (size_t s = 0; s < states.size(); ++s) {
-      BeamState& st = states[s];
-      const size_t before = candidates.size();
-      if (!st.done) {
-        std::vector<char> used(n, 0);
-        for (int32_t u : st.units) used[u] = 1;
-        for (size_t u = 0; u < n; ++u) {
-          const UnitGrams& g = grams[u];
-          if (used[u] || g.total1 == 0) continue;
-          const double score =
-              f(st.overlap1 + gained(g.g1, st.count1, ref1), st.total1 + g.total1, ref1_total) +
-              f(st.overlap2 + gained(g.g2, st.count2, ref2), st.total2 + g.total2, ref2_total);
-          if (score > st.score) candidates.push_back({s, static_cast<int32_t>(u), score, {}});
-        }
-      }
-      if (candidates.size() == before) {
-        st.done = true;
-        candidates.push_back({s, -1, st.score, {}});
-      }
-    }
-    for (Candidate& c : candidates) {
-      c.key = states[c.state].units;
-      if (c.unit >= 0) c.key.push_back(c.unit);
-      std::sort(c.key.begin(), c.key.end());
-    }
-    std::stable_sort(candidates.begin(), candidates.end(),
-                     [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
-    std::vector<BeamState> next;
-    std::set<std::vector<int32_t>> seen;
-    for (const Candidate& c : candidates) {
-      if (static_cast<int>(next.size()) == beam) break;
-      if (!seen.insert(c.key).second) continue;
-      BeamState st = states[c.state];
-      if (c.unit >= 0) {
-        const UnitGrams& g = grams[c.unit];
-        st.overlap1 += gained(g.g1, st.count1, ref1);
-        st.overlap2 += gained(g.g2, st.count2, ref2);
-        for (const auto& [id, count] : g.g1) st.count1[id] += count;
-        for (const auto& [id, count] : g.g2) st.count2[id] += count;
-        st.total1 += g.total1;
-        st.total2 += g.total2;
-        st.words += g.words;
-        st.units.push_back(c.unit);
-        st.score = c.score;
-        st.done = st.words >= ref_words;
-      }
-      next.push_back(std::move(st));
-    }
-    states = std::move(next);
-  }
-  return states;
-}
 
 }  // namespace
 
 std::vector<int32_t> GreedyOracle(const std::vector<std::string_view>& texts,
                                   std::string_view reference) {
-  std::vector<int32_t> chosen = OracleBeam(texts, reference, 1).front().units;
-  std::sort(chosen.begin(), chosen.end());
-  return chosen;
-}
-
-std::vector<float> OracleExpectation(const std::vector<std::string_view>& texts,
-                                     std::string_view reference, int beam) {
-  std::vector<float> out(texts.size(), 0.f);
-  const std::vector<BeamState> states = OracleBeam(texts, reference, beam);
-  double mass = 0;
-  for (const BeamState& st : states) mass += st.score;
-  if (mass <= 0) return out;
-  for (const BeamState& st : states) {
-    for (int32_t u : st.units) out[u] += static_cast<float>(st.score / mass);
+  const ReferenceGrams ref(RougeTokenize(reference));
+  const int64_t ref_words = CountWords(reference);
+  std::vector<UnitGrams> grams;
+  grams.reserve(texts.size());
+  for (std::string_view t : texts) grams.push_back(GramsOf(t, ref));
+  Selection sel;
+  sel.count1.assign(ref.count1.size(), 0);
+  sel.count2.assign(ref.count2.size(), 0);
+  std::vector<char> used(texts.size(), 0);
+  // Each round adds the first unit that raises the score most, until the selection reaches the
+  // reference's word count or no unit raises it.
+  while (sel.words < ref_words) {
+    int32_t best = -1;
+    double best_score = sel.score;
+    for (size_t u = 0; u < texts.size(); ++u) {
+      if (used[u] || grams[u].total1 == 0) continue;
+      const double score = sel.ScoreWith(grams[u], ref);
+      if (score > best_score) {
+        best = static_cast<int32_t>(u);
+        best_score = score;
+      }
+    }
+    if (best < 0) break;
+    used[best] = 1;
+    sel.Add(best, grams[best], ref, best_score);
   }
-  return out;
+  std::sort(sel.units.begin(), sel.units.end());
+  return sel.units;
 }
 
 std::vector<float> TrainingLabels(const std::vector<std::string_view>& texts,
@@ -218,12 +180,6 @@ std::vector<float> TrainingLabels(const std::vector<std::string_view>& texts,
                                   double soft) {
   std::vector<float> in_oracle(texts.size(), 0.f);
   for (int32_t u : oracle) in_oracle[u] = 1.f;
-  return TrainingLabels(texts, reference, in_oracle, soft);
-}
-
-std::vector<float> TrainingLabels(const std::vector<std::string_view>& texts,
-                                  std::string_view reference, const std::vector<float>& in_oracle,
-                                  double soft) {
   std::vector<float> labels(texts.size(), 0.f);
   if (soft <= 0) return in_oracle;
   for (size_t u = 0; u < texts.size(); ++u) {
@@ -243,4 +199,4 @@ std::vector<float> TrainingLabels(const std::vector<std::string_view>& texts,
   return labels;
 }
 
-}  // namespace rpsum::model
+}  // namespace rpsum::train

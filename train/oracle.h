@@ -7,23 +7,13 @@
 #include <string_view>
 #include <vector>
 
-namespace rpsum::model {
+namespace rpsum::train {
 
 // Greedy oracle: repeatedly adds the unit that most increases ROUGE-1 F1 + ROUGE-2 F1 of the
 // selection against `reference`, until the selection reaches the reference's word count or no
 // unit improves the score. Returns indices in document order.
 std::vector<int32_t> GreedyOracle(const std::vector<std::string_view>& texts,
                                   std::string_view reference);
-
-// Oracle expectation (after Xu and Lapata 2023, "Text Summarization with Oracle Expectation"):
-// a beam search of width `beam` over selections with the greedy oracle's objective and stopping
-// rule (a selection grows by one unit that raises ROUGE-1 F1 + ROUGE-2 F1 until it reaches the
-// reference's word count or nothing raises it) ends with up to `beam` distinct selections z;
-// each unit's value is sum_z R(z) [unit in z] / sum_z R(z), R the objective: the chance that a
-// unit is in an oracle summary drawn in proportion to its score. Beam 1 is GreedyOracle's
-// indicator; values lie in [0, 1], all 0 when nothing matches the reference.
-std::vector<float> OracleExpectation(const std::vector<std::string_view>& texts,
-                                     std::string_view reference, int beam);
 
 // Training targets for the kept units: 1 for units of `oracle`, 0 otherwise, mixed with a soft
 // salience: label = (1 - soft) * in_oracle + soft * g / max g, where g is a unit's ROUGE-1 F1 +
@@ -32,15 +22,11 @@ std::vector<float> OracleExpectation(const std::vector<std::string_view>& texts,
 std::vector<float> TrainingLabels(const std::vector<std::string_view>& texts,
                                   std::string_view reference, const std::vector<int32_t>& oracle,
                                   double soft);
-// The same with in_oracle given per unit in [0, 1] (OracleExpectation's values).
-std::vector<float> TrainingLabels(const std::vector<std::string_view>& texts,
-                                  std::string_view reference, const std::vector<float>& in_oracle,
-                                  double soft);
 
 // TextRank (Mihalcea and Tarau 2004) scores: a graph of units with edge weight
 // |common stemmed words| / (log|a| + log|b|), PageRank with damping 0.85, 50 iterations.
 std::vector<float> TextRankScores(const std::vector<std::string_view>& texts);
 
-}  // namespace rpsum::model
+}  // namespace rpsum::train
 
 #endif  // RPSUM_TRAIN_ORACLE_H_

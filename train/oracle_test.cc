@@ -13,7 +13,10 @@
 #include "model/document.h"
 #include "train/rouge.h"
 
-namespace rpsum::model {
+namespace rpsum::train {
+
+using model::CountWords;
+
 namespace {
 
 TEST(Select, OracleAndTextRank) {
@@ -56,8 +59,8 @@ TEST(TrainingLabels, BinaryOracleOrMixedWithSalience) {
   EXPECT_FLOAT_EQ(*std::max_element(all_soft.begin(), all_soft.end()), 1.f);
 }
 
-// The greedy oracle written the plain way (every candidate rescored from copied counts), as
-// train/oracle.cc had it before it became the beam search of width 1: the independent check.
+// The greedy oracle written the plain way (every candidate rescored from copied counts): the
+// independent check of train/oracle.cc's incremental counts.
 std::vector<int32_t> ReferenceGreedy(const std::vector<std::string_view>& texts,
                                      std::string_view reference) {
   const auto ref = RougeTokenize(reference);
@@ -159,79 +162,22 @@ std::vector<std::string> RandomSentences(std::mt19937* rng, int n) {
   return out;
 }
 
-TEST(OracleExpectation, BeamOneIsTheGreedyOracle) {
-  std::mt19937 rng(7);
-  for (int trial = 0; trial < 40; ++trial) {
-    const auto sentences = RandomSentences(&rng, 5 + trial);
-    const auto reference = RandomSentences(&rng, 1 + trial % 4);
-    std::string ref;
-    for (const auto& r : reference) ref += r + " ";
+// The incremental greedy oracle chooses what the plain one does, near-ties included (the first
+// of equal units wins), on 300 random documents.
+TEST(GreedyOracle, ChoosesWhatThePlainGreedyOracleChooses) {
+  std::mt19937 rng(11);
+  int nonempty = 0;
+  for (int doc = 0; doc < 300; ++doc) {
+    const std::vector<std::string> sentences = RandomSentences(&rng, 4 + doc % 20);
     const std::vector<std::string_view> texts(sentences.begin(), sentences.end());
-    const std::vector<int32_t> greedy = ReferenceGreedy(texts, ref);
-    EXPECT_EQ(GreedyOracle(texts, ref), greedy) << "trial " << trial;
-    std::vector<float> indicator(texts.size(), 0.f);
-    for (int32_t u : greedy) indicator[u] = 1.f;
-    EXPECT_EQ(OracleExpectation(texts, ref, 1), indicator) << "trial " << trial;
+    std::string reference;
+    for (const std::string& s : RandomSentences(&rng, 1 + doc % 4)) reference += s + " ";
+    const std::vector<int32_t> chosen = GreedyOracle(texts, reference);
+    ASSERT_EQ(chosen, ReferenceGreedy(texts, reference)) << "document " << doc;
+    nonempty += chosen.empty() ? 0 : 1;
   }
-}
-
-TEST(OracleExpectation, SharesCreditBetweenEqualUnits) {
-  // Units 0 and 2 say the same; the greedy oracle takes the first and labels the copy 0.
-  const std::vector<std::string_view> texts = {
-      "we propose relative attention", "lunch was served at noon", "we propose relative attention",
-      "relative attention is cheap"};
-  const std::string_view ref = "we propose relative attention";
-  EXPECT_EQ(GreedyOracle(texts, ref), (std::vector<int32_t>{0}));
-  const auto e = OracleExpectation(texts, ref, 8);
-  ASSERT_EQ(e.size(), 4U);
-  EXPECT_FLOAT_EQ(e[0], e[2]);  // two perfect selections, {0} and {2}, one each
-  EXPECT_GT(e[0], 0.3f);
-  EXPECT_FLOAT_EQ(e[1], 0.f);  // never raises the score
-  EXPECT_LT(e[3], e[0]);       // in the beam's weaker selections only
-  for (float v : e) {
-    EXPECT_GE(v, 0.f);
-    EXPECT_LE(v, 1.f);
-  }
-  // Nothing matches: all zero.
-  EXPECT_EQ(OracleExpectation(texts, "zebra", 8), std::vector<float>(4, 0.f));
-}
-
-TEST(OracleExpectation, ValuesAreAnExpectationOverTheBeam) {
-  std::mt19937 rng(3);
-  int spread = 0;  // trials where the beam credits more units than the greedy oracle picks
-  for (int trial = 0; trial < 20; ++trial) {
-    auto sentences = RandomSentences(&rng, 30);
-    sentences.insert(sentences.end(), {"zebra giraffe lion.", "giraffe zebra okapi."});
-    const auto reference = RandomSentences(&rng, 3);
-    const std::string ref = reference[0] + " " + reference[1] + " " + reference[2];
-    const std::vector<std::string_view> texts(sentences.begin(), sentences.end());
-    const auto e = OracleExpectation(texts, ref, 16);
-    // Each unit's value is at most 1, and their sum is the beam's mean selection size (at
-    // least one unit: some unit shares words with the reference).
-    const double sum = std::accumulate(e.begin(), e.end(), 0.0);
-    EXPECT_GE(sum, 1.0 - 1e-5) << "trial " << trial;
-    EXPECT_LE(sum, static_cast<double>(texts.size()));
-    for (float v : e) EXPECT_LE(v, 1.f + 1e-6f);
-    // Units that share no word with the reference never raise the score: 0.
-    for (size_t u = 30; u < texts.size(); ++u) EXPECT_FLOAT_EQ(e[u], 0.f) << "trial " << trial;
-    spread += std::count_if(e.begin(), e.end(), [](float v) { return v > 0; }) >
-              static_cast<int64_t>(GreedyOracle(texts, ref).size());
-  }
-  EXPECT_GE(spread, 10) << "the beam should spread credit over other near-optimal selections";
-}
-
-TEST(TrainingLabels, ExpectationMixesLikeTheBinaryOracle) {
-  const std::vector<std::string_view> texts = {"relative position attention",
-                                               "relative attention is cheap", "lunch at noon"};
-  const std::string_view ref = "relative position attention is cheap";
-  const std::vector<int32_t> oracle = {0};
-  for (double soft : {0.0, 0.5, 1.0}) {
-    EXPECT_EQ(TrainingLabels(texts, ref, std::vector<float>{1.f, 0.f, 0.f}, soft),
-              TrainingLabels(texts, ref, oracle, soft));
-  }
-  const auto half = TrainingLabels(texts, ref, std::vector<float>{0.5f, 0.5f, 0.f}, 0.0);
-  EXPECT_EQ(half, (std::vector<float>{0.5f, 0.5f, 0.f}));
+  EXPECT_GT(nonempty, 250);
 }
 
 }  // namespace
-}  // namespace rpsum::model
+}  // namespace rpsum::train

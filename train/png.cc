@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-namespace rpsum::model {
+namespace rpsum::train {
 namespace {
 
 void Put32(std::string* out, uint32_t v) {
@@ -50,4 +50,4 @@ bool WritePng(const std::string& path, int width, int height, const std::vector<
   return static_cast<bool>(f);
 }
 
-}  // namespace rpsum::model
+}  // namespace rpsum::train

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-namespace rpsum::model {
+namespace rpsum::train {
 
 // `rgb` holds height rows of width pixels, 3 bytes each. Returns false if the file cannot be
 // written.
 bool WritePng(const std::string& path, int width, int height, const std::vector<uint8_t>& rgb);
 
-}  // namespace rpsum::model
+}  // namespace rpsum::train
 
 #endif  // RPSUM_TRAIN_PNG_H_

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# rpsum-eval --fit_rerank (docs/design.md, section 2, "Selection"): on a small corpus with the
+# rpsum-eval --fit_rerank (docs/design.md, section 2, "Select"): on a small corpus with the
 # shipped model, the written checkpoint has the shipped weights and tokenizer byte for byte and a
 # config.json with the fitted scoring.rerank (17 named weights, the net_* ones fitted on the
 # network's unit states; top_k, max_units, the version asked for, what it was fitted on); scored

@@ -7,7 +7,10 @@
 
 #include "model/document.h"
 
-namespace rpsum::model {
+namespace rpsum::train {
+
+using model::AsciiWords;
+
 namespace {
 
 // ---- Porter stemmer, original algorithm (Porter 1980; NLTK's ORIGINAL_ALGORITHM mode) ----
@@ -335,4 +338,4 @@ RougeScores Rouge(std::string_view target, std::string_view prediction, bool ste
   return s;
 }
 
-}  // namespace rpsum::model
+}  // namespace rpsum::train

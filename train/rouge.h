@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace rpsum::model {
+namespace rpsum::train {
 
 // Porter's original algorithm on one lowercase ASCII word (NLTK ORIGINAL_ALGORITHM mode).
 std::string PorterStem(std::string word);
@@ -37,6 +37,6 @@ RougeScore RougeL(const std::vector<std::string>& target, const std::vector<std:
 RougeScore RougeLsum(const std::vector<std::vector<std::string>>& target_sentences,
                      const std::vector<std::vector<std::string>>& pred_sentences);
 
-}  // namespace rpsum::model
+}  // namespace rpsum::train
 
 #endif  // RPSUM_TRAIN_ROUGE_H_

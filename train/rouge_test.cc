@@ -11,7 +11,10 @@
 #include "testing/source_dir.h"
 #include "train/corpus.h"
 
-namespace rpsum::model {
+namespace rpsum::train {
+
+using test::TestSourceDir;
+
 namespace {
 
 constexpr double kTol = 1e-5;
@@ -146,4 +149,4 @@ TEST(Porter, MatchesNltkOnCorpusVocabulary) {
 }
 
 }  // namespace
-}  // namespace rpsum::model
+}  // namespace rpsum::train

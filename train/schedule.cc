@@ -7,7 +7,10 @@
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 
-namespace rpsum::model {
+namespace rpsum::train {
+
+using model::ClipDistanceFor;
+using model::ModelConfig;
 
 std::vector<std::vector<size_t>> LengthBatches(const std::vector<int64_t>& lengths,
                                                int64_t batch_tokens) {
@@ -92,4 +95,4 @@ NextAction NextAfter(const Progress& p, int64_t steps_per_epoch, int64_t total_s
   return {NextAction::kTrain, static_cast<int>(p.step / steps_per_epoch)};
 }
 
-}  // namespace rpsum::model
+}  // namespace rpsum::train

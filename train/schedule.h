@@ -14,7 +14,7 @@
 #include "model/model_config.h"
 #include "model/summarizer.h"
 
-namespace rpsum::model {
+namespace rpsum::train {
 
 // Groups documents (by index) of similar length: sorted by length, each batch grows while
 // (its longest document) x (its size) stays within `batch_tokens`; a document longer than the
@@ -32,7 +32,8 @@ std::vector<size_t> EpochOrder(size_t n, int64_t seed, int epoch);
 // The clip distance of a training step: half the steps the policy's k for `tokens`, the other
 // half a random bucket of the policy (so overrides and the fixed-k study stay in distribution).
 // Depends only on (seed, step).
-int64_t TrainingClipDistance(const ModelConfig& config, int64_t seed, int64_t step, int64_t tokens);
+int64_t TrainingClipDistance(const model::ModelConfig& config, int64_t seed, int64_t step,
+                             int64_t tokens);
 
 // What a resumed run needs besides the weights and the optimizer.
 struct Progress {
@@ -58,6 +59,6 @@ struct NextAction {
 };
 NextAction NextAfter(const Progress& p, int64_t steps_per_epoch, int64_t total_steps, int patience);
 
-}  // namespace rpsum::model
+}  // namespace rpsum::train
 
 #endif  // RPSUM_TRAIN_SCHEDULE_H_

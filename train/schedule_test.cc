@@ -5,7 +5,11 @@
 
 #include "gtest/gtest.h"
 
-namespace rpsum::model {
+namespace rpsum::train {
+
+using model::ClipDistanceFor;
+using model::ModelConfig;
+
 namespace {
 
 TEST(LengthBatches, EveryDocumentOnceUnderTheBudget) {
@@ -124,4 +128,4 @@ TEST(NextAfter, ValidatesAnEpochWhoseStepsAreDoneBeforeTrainingOn) {
 }
 
 }  // namespace
-}  // namespace rpsum::model
+}  // namespace rpsum::train

@@ -37,7 +37,7 @@ int Run() {
       return 1;
     }
     const auto s =
-        rpsum::model::Rouge(j["reference"].get<std::string>(), j["summary"].get<std::string>());
+        rpsum::train::Rouge(j["reference"].get<std::string>(), j["summary"].get<std::string>());
     Sums& g = groups[j.value("group", std::string("all"))];
     ++g.n;
     g.r1 += s.rouge1.f;

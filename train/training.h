@@ -14,7 +14,6 @@
 #include <map>
 #include <numeric>
 #include <random>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,7 +23,7 @@
 #include "absl/strings/str_join.h"
 #include "model/model_config.h"
 
-namespace rpsum::model {
+namespace rpsum::train {
 
 // Binary cross-entropy of sentence logits [B, S] against oracle labels [B, S] (1 = in the
 // oracle summary), over valid units only, with oracle units weighted `pos_weight`; averaged
@@ -38,25 +37,8 @@ inline at::Tensor ExtractiveLoss(const at::Tensor& logits, const at::Tensor& lab
          valid.sum().clamp_min(1);
 }
 
-// Listwise cross-entropy (ListNet's top-one form): per document, the softmax of its valid
-// units' logits against the labels normalised to a distribution over those units, so the
-// model is trained to rank a document's units against each other, which is all the served
-// selection reads. Documents whose labels are all zero add nothing; averaged over the rest.
-inline at::Tensor ListwiseLoss(const at::Tensor& logits, const at::Tensor& labels,
-                               const at::Tensor& valid) {
-  const at::Tensor v = valid.to(at::kBool);
-  const at::Tensor target = labels * v.to(at::kFloat);
-  const at::Tensor mass = target.sum(1);
-  const at::Tensor has = mass > 0;
-  const at::Tensor p = target / mass.clamp_min(1e-12).unsqueeze(1);
-  // A finite fill: -inf would make 0 * -inf = NaN in the product below.
-  const at::Tensor logq = at::log_softmax(logits.masked_fill(~v, -1e9), 1).masked_fill(~v, 0);
-  const at::Tensor per_doc = -(p * logq).sum(1);
-  return (per_doc * has.to(at::kFloat)).sum() / has.sum().clamp_min(1);
-}
-
 // The position variants other than relative (`rpsum-train --positions`; docs/design.md,
-// "Training"): the network trains at clip distance 0, where every relative distance reads its
+// section 3): the network trains at clip distance 0, where every relative distance reads its
 // table's centre row (distance 0), so the other rows never train. Copying the centre row into every
 // row of every relative table (`rel_k`, `rel_v`) makes the module compute the same function at any
 // k: its checkpoint serves, and is evaluated, as a model without positions whatever k is asked for.
@@ -74,51 +56,6 @@ inline void TieRelativeTables(torch::nn::Module& module) {
     table.copy_(centre.expand_as(table));
   }
 }
-
-// An exponential moving average of a model's parameters (Polyak averaging; `rpsum-train
-// --ema_decay`): after each optimizer step, average = d * average + (1 - d) * weights, with
-// d = min(decay, (1 + t) / (10 + t)) at the t-th update so the first updates are not tied to the
-// random initial weights. Validation and the saved checkpoint read the average (Swap in, then
-// Swap back); training goes on from the raw weights. `params` are the model's parameter tensors
-// in a fixed order (module.parameters()), the same order on every call.
-class WeightAverage {
- public:
-  WeightAverage(const std::vector<at::Tensor>& params, double decay) : decay_(decay) {
-    at::NoGradGuard no_grad;
-    average_.reserve(params.size());
-    for (const at::Tensor& p : params) average_.push_back(p.detach().clone());
-  }
-
-  // The decay of the update that follows `updates` earlier ones.
-  static double DecayAt(double decay, int64_t updates) {
-    return std::min(decay,
-                    (1.0 + static_cast<double>(updates)) / (10.0 + static_cast<double>(updates)));
-  }
-
-  // Folds the current weights into the average; `updates` = how many updates came before (the
-  // optimizer step, so a resumed run continues the same sequence).
-  void Update(const std::vector<at::Tensor>& params, int64_t updates) {
-    at::NoGradGuard no_grad;
-    const double d = DecayAt(decay_, updates);
-    for (size_t i = 0; i < params.size(); ++i) average_[i].mul_(d).add_(params[i].detach(), 1 - d);
-  }
-
-  // Exchanges the average with the weights in place (twice restores both).
-  void Swap(const std::vector<at::Tensor>& params) {
-    at::NoGradGuard no_grad;
-    for (size_t i = 0; i < params.size(); ++i) {
-      at::Tensor raw = params[i].detach().clone();
-      params[i].detach().copy_(average_[i]);
-      average_[i] = std::move(raw);
-    }
-  }
-
-  std::vector<at::Tensor>& average() { return average_; }
-
- private:
-  double decay_;
-  std::vector<at::Tensor> average_;
-};
 
 // Masked-token pre-training (BERT's recipe; rpsum-train --mlm_weight). The mask is the eos id
 // of the tokenizers TrainTokenizer makes (model/tokenizer.h): Prepare never emits it, so it
@@ -188,65 +125,8 @@ class MaskedTokenHeadImpl : public torch::nn::Module {
 };
 TORCH_MODULE(MaskedTokenHead);
 
-// Token salience, an auxiliary objective of the fine-tuning (rpsum-train --salience_weight): a
-// tagger of which document tokens the summary uses, the content selection of Gehrmann et al.
-// 2018 (Bottom-Up Abstractive Summarization). Every token of a labelled document gets a label
-// where a unit gets one: 1 when its piece occurs among the pieces of the reference summary, 0
-// when not, kIgnoredToken for unit markers and common pieces (CommonPieces), which most
-// references contain whatever the document says.
-inline constexpr int8_t kIgnoredToken = -1;
-
-// The pieces that occur in more than `share` of `references` (each one's piece ids).
-inline std::set<int32_t> CommonPieces(const std::vector<std::vector<int32_t>>& references,
-                                      double share) {
-  std::map<int32_t, int64_t> documents;
-  for (const auto& r : references) {
-    for (int32_t id : std::set<int32_t>(r.begin(), r.end())) ++documents[id];
-  }
-  std::set<int32_t> out;
-  const double limit = share * static_cast<double>(references.size());
-  for (const auto& [id, n] : documents) {
-    if (static_cast<double>(n) > limit) out.insert(id);
-  }
-  return out;
-}
-
-// Per token of `tokens` (a prepared document's input): 1, 0 or kIgnoredToken, as above.
-inline std::vector<int8_t> TokenSalienceLabels(const std::vector<int32_t>& tokens,
-                                               const std::vector<int32_t>& reference,
-                                               const std::set<int32_t>& common, int32_t marker) {
-  const std::set<int32_t> used(reference.begin(), reference.end());
-  std::vector<int8_t> out(tokens.size());
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    const int32_t t = tokens[i];
-    out[i] = t == marker || common.count(t) > 0 ? kIgnoredToken : used.count(t) > 0 ? 1 : 0;
-  }
-  return out;
-}
-
-// The tagger: one logit per token from the token layers' output. Training only, like the
-// masked-token head: the served checkpoint does not hold it.
-class TokenSalienceHeadImpl : public torch::nn::Module {
- public:
-  explicit TokenSalienceHeadImpl(int64_t hidden)
-      : linear(register_module("linear", torch::nn::Linear(hidden, 1))) {}
-
-  // Mean binary cross-entropy of `states` [B, L, D] against `labels` [B, L] (float: 1, 0, or
-  // negative where ignored); 0 when every label is ignored.
-  at::Tensor Loss(const at::Tensor& states, const at::Tensor& labels) {
-    const at::Tensor idx = (labels.reshape({-1}) >= 0).nonzero().squeeze(1);
-    if (idx.numel() == 0) return states.sum() * 0;
-    const at::Tensor h = states.reshape({-1, states.size(-1)}).index_select(0, idx);
-    return at::binary_cross_entropy_with_logits(linear(h).squeeze(1),
-                                                labels.reshape({-1}).index_select(0, idx));
-  }
-
-  torch::nn::Linear linear{nullptr};
-};
-TORCH_MODULE(TokenSalienceHead);
-
 // The feature columns a network of this architecture reads, in order (model/model_config.h).
-inline std::vector<int64_t> FeatureColumns(const Architecture& a) {
+inline std::vector<int64_t> FeatureColumns(const model::Architecture& a) {
   if (!a.feature_columns.empty()) return a.feature_columns;
   std::vector<int64_t> out(a.num_features);
   std::iota(out.begin(), out.end(), 0);
@@ -258,7 +138,8 @@ inline std::vector<int64_t> FeatureColumns(const Architecture& a) {
 // becomes `to`'s width with zero weights for the new columns, so the fine-tuning starts from
 // exactly the given network and learns the new features' weights. Leaves `weights` alone when
 // `to` reads no more columns than `from`; InvalidArgument when `from`'s columns are not a prefix.
-inline absl::Status WidenFeatureProjection(const Architecture& from, const Architecture& to,
+inline absl::Status WidenFeatureProjection(const model::Architecture& from,
+                                           const model::Architecture& to,
                                            std::map<std::string, at::Tensor>* weights) {
   const std::vector<int64_t> old_cols = FeatureColumns(from);
   const std::vector<int64_t> new_cols = FeatureColumns(to);
@@ -277,6 +158,6 @@ inline absl::Status WidenFeatureProjection(const Architecture& from, const Archi
   return absl::OkStatus();
 }
 
-}  // namespace rpsum::model
+}  // namespace rpsum::train
 
 #endif  // RPSUM_TRAIN_TRAINING_H_

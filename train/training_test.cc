@@ -17,10 +17,27 @@
 #include "model/torch/inference.h"
 #include "testing/word_tokenizer.h"
 
-namespace rpsum::model {
+namespace rpsum::train {
+
+using model::Architecture;
+using model::AssignWeights;
+using model::AttentionImpl;
+using model::AttentionPlan;
+using model::DocumentInput;
+using model::ExtractiveScorer;
+using model::kFeatureContentCentrality;
+using model::kFeatureSectionPosition;
+using model::kFeatureSectionStart;
+using model::kNumFeatures;
+using model::kNumFeaturesV1;
+using model::MakeBatch;
+using model::ModelBatch;
+using model::Prepare;
+using model::PreparedDocument;
+
 namespace {
 
-using testing::WordTokenizer;
+using test::WordTokenizer;
 
 // The tiny network of these tests: one token and one unit layer of width 32, 2 heads, token
 // clip distance 8, unit clip distance 4, no dropout.
@@ -143,40 +160,6 @@ TEST(Training, LossFallsOnATinyModel) {
   });
 }
 
-TEST(Training, ListwiseLossTrainsATinyModel) {
-  TrainTinyModel([](const at::Tensor& logits, const at::Tensor& y, const at::Tensor& valid) {
-    return ListwiseLoss(logits, y, valid);
-  });
-}
-
-TEST(Training, ListwiseLossIsTheCrossEntropyOverEachDocumentsUnits) {
-  // Document 0: units 0 and 1 valid, unit 2 padding with a huge logit that must not count;
-  // softmax(0, ln 3) = (1/4, 3/4), all label mass on unit 1: -ln(3/4).
-  // Document 1: two equal logits, labels (2, 2) normalise to (1/2, 1/2): ln 2.
-  // Document 2: no label mass: left out of the mean.
-  const at::Tensor logits =
-      at::tensor({0.f, std::log(3.f), 50.f, 1.f, 1.f, 0.f, 2.f, -1.f, 0.f}).reshape({3, 3});
-  const at::Tensor labels =
-      at::tensor({0.f, 1.f, 0.f, 2.f, 2.f, 0.f, 0.f, 0.f, 0.f}).reshape({3, 3});
-  const at::Tensor valid =
-      at::tensor({1, 1, 0, 1, 1, 0, 1, 1, 1}, at::kLong).reshape({3, 3}).to(at::kBool);
-  const double expected = (-std::log(0.75) + std::log(2.0)) / 2;
-  EXPECT_NEAR(ListwiseLoss(logits, labels, valid).item<double>(), expected, 1e-5);
-  // A label on a padded unit is ignored too.
-  const at::Tensor padded_label =
-      at::tensor({0.f, 1.f, 5.f, 2.f, 2.f, 0.f, 0.f, 0.f, 0.f}).reshape({3, 3});
-  EXPECT_NEAR(ListwiseLoss(logits, padded_label, valid).item<double>(), expected, 1e-5);
-  // The gradient raises the labelled unit and lowers the other; padding gets none.
-  const at::Tensor x = logits.clone().requires_grad_(true);
-  ListwiseLoss(x, labels, valid).backward();
-  const at::Tensor& g = x.grad();
-  EXPECT_LT(g[0][1].item<float>(), 0);
-  EXPECT_GT(g[0][0].item<float>(), 0);
-  EXPECT_EQ(g[0][2].item<float>(), 0);
-  EXPECT_EQ(g[2][0].item<float>(), 0);
-  EXPECT_FALSE(at::isnan(g).any().item<bool>());
-}
-
 // A model's relative tables tied to their centre rows computes at every clip distance what it
 // computes with none (k = 0), at token and unit level; untied, the distances matter.
 TEST(Training, TiedRelativeTablesMakeEveryClipDistanceTheSameAsNone) {
@@ -253,44 +236,6 @@ TEST(Training, WidenedFeatureProjectionStartsFromTheGivenNetwork) {
   const absl::Status refused = WidenFeatureProjection(six, reordered, &original);
   EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument) << refused;
   EXPECT_EQ(original.at("feature_proj.weight").size(1), 6);
-}
-
-TEST(Training, WeightAverageFollowsTheDecayScheduleAndSwapsBack) {
-  // Two "parameters" as the optimizer holds them: leaves that require gradients.
-  const std::vector<at::Tensor> params = {at::tensor({1.f, 2.f}).requires_grad_(true),
-                                          at::tensor({-4.f}).requires_grad_(true)};
-  WeightAverage avg(params, 0.9);
-  // The first update's decay is min(0.9, 1 / 10): mostly the new weights.
-  EXPECT_DOUBLE_EQ(WeightAverage::DecayAt(0.9, 0), 0.1);
-  EXPECT_DOUBLE_EQ(WeightAverage::DecayAt(0.9, 1000), 0.9);
-  {
-    at::NoGradGuard no_grad;
-    params[0].copy_(at::tensor({11.f, 12.f}));
-    params[1].copy_(at::tensor({6.f}));
-  }
-  avg.Update(params, 0);  // 0.1 * old + 0.9 * new
-  EXPECT_NEAR(avg.average()[0][0].item<float>(), 10.f, 1e-5);
-  EXPECT_NEAR(avg.average()[0][1].item<float>(), 11.f, 1e-5);
-  EXPECT_NEAR(avg.average()[1][0].item<float>(), 5.f, 1e-5);
-  {
-    at::NoGradGuard no_grad;
-    params[1].copy_(at::tensor({15.f}));
-  }
-  avg.Update(params, 1000);  // 0.9 * 5 + 0.1 * 15; 0.9 * 10 + 0.1 * 11
-  EXPECT_NEAR(avg.average()[1][0].item<float>(), 6.f, 1e-5);
-  EXPECT_NEAR(avg.average()[0][0].item<float>(), 10.1f, 1e-5);
-  // The weights read the average while swapped in, then get their own values back.
-  avg.Swap(params);
-  EXPECT_NEAR(params[1][0].item<float>(), 6.f, 1e-5);
-  EXPECT_NEAR(params[0][0].item<float>(), 10.1f, 1e-5);
-  EXPECT_TRUE(params[0].requires_grad());
-  avg.Swap(params);
-  EXPECT_NEAR(params[1][0].item<float>(), 15.f, 1e-5);
-  EXPECT_NEAR(params[0][1].item<float>(), 12.f, 1e-5);
-  EXPECT_NEAR(avg.average()[1][0].item<float>(), 6.f, 1e-5);
-  // Gradients still reach the weights after the round trip.
-  (params[0].sum() * 2).backward();
-  EXPECT_NEAR(params[0].grad()[1].item<float>(), 2.f, 1e-6);
 }
 
 TEST(Training, MaskTokensChoosesOrdinaryTokensAtTheRatioAndIsSeeded) {
@@ -383,68 +328,5 @@ TEST(Training, MaskedTokenHeadLearnsToFillInATinyModelsMasks) {
   zero.backward();
 }
 
-TEST(Training, TokenSalienceLabelsMarkTheReferencesPiecesAndIgnoreCommonOnes) {
-  // Piece 5 is in all three references, 6 in two of three, 7 in one; at a share of 0.5, 5 and 6
-  // are common. A repeated piece counts once per reference.
-  const std::vector<std::vector<int32_t>> refs = {{5, 6, 7, 7}, {5, 6}, {5, 8}};
-  EXPECT_EQ(CommonPieces(refs, 0.5), (std::set<int32_t>{5, 6}));
-  EXPECT_EQ(CommonPieces(refs, 0.9), (std::set<int32_t>{5}));
-  EXPECT_TRUE(CommonPieces(refs, 1.0).empty());
-  // A document with marker 1: markers and common pieces ignored, 7 used, 9 and 10 not.
-  const std::vector<int32_t> tokens = {1, 5, 7, 9, 1, 6, 10, 7};
-  const std::vector<int8_t> expected = {kIgnoredToken, kIgnoredToken, 1, 0,
-                                        kIgnoredToken, kIgnoredToken, 0, 1};
-  EXPECT_EQ(TokenSalienceLabels(tokens, refs[0], CommonPieces(refs, 0.5), 1), expected);
-  // Without common pieces, 5 and 6 are labels like any other.
-  EXPECT_EQ(TokenSalienceLabels({5, 6, 8}, refs[1], {}, 1), (std::vector<int8_t>{1, 1, 0}));
-}
-
-TEST(Training, TokenSalienceHeadLearnsWhichTokensTheSummaryUses) {
-  at::manual_seed(7);
-  WordTokenizer tok(60);
-  const PreparedDocument p =
-      RepeatedPhrase("the cache keeps every request of the user in memory. ", 6, tok);
-  ASSERT_FALSE(p.kept.empty());
-  // The "reference" uses the pieces of "cache" and "request": those tokens are 1, the others 0.
-  std::vector<int32_t> reference;
-  std::string error;
-  ASSERT_TRUE(tok.Encode("cache request", &reference, &error)) << error;
-  const std::vector<int8_t> l = TokenSalienceLabels(p.tokens, reference, {}, tok.marker_id());
-  at::Tensor labels = at::empty({1, p.num_tokens()}, at::kFloat);
-  int64_t positives = 0;
-  for (int64_t j = 0; j < p.num_tokens(); ++j) {
-    labels[0][j] = l[static_cast<size_t>(j)];
-    positives += l[static_cast<size_t>(j)] > 0 ? 1 : 0;
-  }
-  ASSERT_EQ(positives, 12);
-  const std::vector<const PreparedDocument*> ptrs = {&p};
-  const ModelBatch batch = MakeBatch(ptrs, tok.pad_id(), at::kCPU);
-  const Architecture a = TinyArchitecture(60, 1, kNumFeatures);
-  ExtractiveScorer m(a);
-  TokenSalienceHead head(32);
-  torch::optim::AdamW opt(ModelAndHead(*m, *head), torch::optim::AdamWOptions(1e-2));
-  const AttentionPlan tp{{8, 8}, false, 0, AttentionImpl::kAuto};
-  std::vector<double> losses;
-  for (int step = 0; step < 60; ++step) {
-    const at::Tensor loss = head->Loss(m->EncodeTokens(batch, tp), labels);
-    opt.zero_grad();
-    loss.backward();
-    opt.step();
-    losses.push_back(loss.item<double>());
-  }
-  // From about ln 2 to near 0: the labels are a function of the token.
-  EXPECT_GT(losses.front(), 0.4);
-  EXPECT_LT(losses.back(), 0.05) << losses.front() << " -> " << losses.back();
-  // Ignored positions do not count: relabelling them changes nothing; all ignored gives 0.
-  at::NoGradGuard no_grad;
-  m->eval();
-  const at::Tensor states = m->EncodeTokens(batch, tp);
-  at::Tensor relabelled = labels.clone();
-  relabelled.masked_fill_(labels < 0, -5.0);
-  EXPECT_EQ(head->Loss(states, relabelled).item<double>(),
-            head->Loss(states, labels).item<double>());
-  EXPECT_EQ(head->Loss(states, at::full_like(labels, -1.0)).item<double>(), 0.0);
-}
-
 }  // namespace
-}  // namespace rpsum::model
+}  // namespace rpsum::train

@@ -1,4 +1,4 @@
-// The shipped model's weights through ScoreDocuments (model/inference.cc, what
+// The shipped model's weights through ScoreDocuments (model/torch/inference.cc, what
 // TorchSummarizer::Score runs), on real text: a document's scores do not depend on its batch
 // partners, the clip distance k reaches the attention kernel, and the result reports the k and
 // attention mode the model actually ran with. Tokens come from the test tokenizer, so the test
@@ -24,6 +24,9 @@
 #include "testing/word_tokenizer.h"
 
 namespace rpsum::model {
+
+using test::TestSourceDir;
+
 namespace {
 
 class InferenceTest : public ::testing::Test {
@@ -32,8 +35,8 @@ class InferenceTest : public ::testing::Test {
     auto ck = LoadCheckpoint(TestSourceDir() + "/models/rpsum-ext", "cpu");
     ASSERT_TRUE(ck.ok()) << ck.status();
     checkpoint_ = new Checkpoint(*std::move(ck));
-    tokenizer_ = new testing::WordTokenizer(
-        static_cast<int32_t>(checkpoint_->config.architecture.vocab_size));
+    tokenizer_ =
+        new test::WordTokenizer(static_cast<int32_t>(checkpoint_->config.architecture.vocab_size));
     std::ifstream in(TestSourceDir() + "/docs/sample.md");
     std::stringstream ss;
     ss << in.rdbuf();
@@ -87,12 +90,12 @@ class InferenceTest : public ::testing::Test {
   static const ModelConfig& config() { return checkpoint_->config; }
 
   static Checkpoint* checkpoint_;
-  static testing::WordTokenizer* tokenizer_;
+  static test::WordTokenizer* tokenizer_;
   static std::string* text_;
 };
 
 Checkpoint* InferenceTest::checkpoint_ = nullptr;
-testing::WordTokenizer* InferenceTest::tokenizer_ = nullptr;
+test::WordTokenizer* InferenceTest::tokenizer_ = nullptr;
 std::string* InferenceTest::text_ = nullptr;
 
 // The same document alone and batched with shorter and longer partners, on both sides of the

@@ -16,6 +16,9 @@
 #include "testing/source_dir.h"
 
 namespace rpsum::model {
+
+using test::TestSourceDir;
+
 namespace {
 
 namespace fs = std::filesystem;

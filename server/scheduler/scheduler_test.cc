@@ -86,7 +86,7 @@ class SchedulerTest : public ::testing::Test {
   }
 
   FakeClock clock_;
-  FakeSummarizer model_;
+  test::FakeSummarizer model_;
   std::vector<std::unique_ptr<model::PreparedDocument>> docs_;
   std::vector<int> ids_;
   int next_id_ = 0;

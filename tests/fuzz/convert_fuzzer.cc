@@ -26,7 +26,7 @@ namespace {
 }
 
 int FuzzOne(const uint8_t* data, size_t size) {
-  static const fuzz::ByteTokenizer kTokenizer;
+  static const test::ByteTokenizer kTokenizer;
   static const model::ModelConfig kConfig = [] {
     model::ModelConfig c;
     c.architecture.max_clip_distance = 64;

@@ -23,7 +23,7 @@ const rpsum::model::Tokenizer& GetTokenizer() {
       auto t = rpsum::model::Tokenizer::Load(path, &error);
       if (t != nullptr) return static_cast<const rpsum::model::Tokenizer*>(t.release());
     }
-    return static_cast<const rpsum::model::Tokenizer*>(new rpsum::fuzz::ByteTokenizer());
+    return static_cast<const rpsum::model::Tokenizer*>(new rpsum::test::ByteTokenizer());
   }();
   return *tok;
 }

@@ -83,7 +83,7 @@ std::string MakeTinyCheckpoint() {
 
 struct ServerParts {
   std::unique_ptr<model::Summarizer> real;
-  FakeSummarizer fake;
+  test::FakeSummarizer fake;
   model::Summarizer* model = nullptr;
   std::unique_ptr<Metrics> metrics;
   std::unique_ptr<Scheduler> scheduler;
@@ -894,7 +894,7 @@ TEST(Http, EveryEndpoint) {
 
   r = c.Get("/openapi.json");
   ASSERT_TRUE(r);
-  std::ifstream committed(TestSourceDir() + "/server/openapi.json");
+  std::ifstream committed(test::TestSourceDir() + "/server/openapi.json");
   EXPECT_EQ(r->body, std::string(std::istreambuf_iterator<char>(committed), {}));
 
   r = c.Get("/metrics");
@@ -905,7 +905,7 @@ TEST(Http, EveryEndpoint) {
 }
 
 std::string ReadFixture(const std::string& name) {
-  std::ifstream in(TestSourceDir() + "/formats/testdata/" + name, std::ios::binary);
+  std::ifstream in(test::TestSourceDir() + "/formats/testdata/" + name, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 

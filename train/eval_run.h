@@ -1,0 +1,70 @@
+// rpsum-eval's model runs and tables (train/evaluator.h): the model's served scores per document,
+// every system's summaries scored, the tables printed, and the clip-distance studies.
+#ifndef RPSUM_TRAIN_EVAL_RUN_H_
+#define RPSUM_TRAIN_EVAL_RUN_H_
+
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/select.h"
+#include "model/summarizer.h"
+#include "model/torch/checkpoint.h"
+#include "nlohmann/json.hpp"
+#include "train/evaluate.h"
+
+namespace rpsum::train {
+
+// The model's scores of every document, and its time.
+struct ModelRun {
+  std::vector<std::vector<float>> scores;
+  std::vector<model::DocumentScores> states;  // unit_states per document, when asked for
+  double seconds = 0;
+  int64_t tokens = 0;
+
+  // Document i's unit states (empty when not asked for).
+  model::UnitStates States(size_t i) const {
+    if (i >= states.size() || states[i].state_size <= 0) return {};
+    return {states[i].unit_states.data(), states[i].state_size};
+  }
+};
+
+// The k of RunModel that runs the config's clip policy.
+inline constexpr int64_t kPolicy = -1;
+
+// Scores every document alone with token-level clip distance `k_fixed`: kPolicy runs the
+// config's policy, 0 no relative positions, k > 0 a fixed k (clamped to the tables). Keeps the
+// unit states with `with_states` or when the checkpoint's reranking reads them.
+ModelRun RunModel(const model::Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
+                  int64_t k_fixed, bool with_states = false);
+
+// ROUGE means per system: overall, by length bucket, by source.
+struct Tables {
+  std::map<std::string, RougeMean> overall;
+  std::map<std::string, std::map<std::string, RougeMean>> by_bucket, by_source;
+};
+
+// Scores lead, TextRank, the model (`run`, through the served selection with `rerank`) and the
+// oracle on every document. With `dump` open, writes each document's JSON line: title,
+// reference, the kept units, the model's served score per unit, the oracle's units, and per
+// system the summary and its ROUGE F1 x 100, for reading what the model gets wrong.
+Tables ScoreSystems(const std::vector<EvalDoc>& docs, const ModelRun& run,
+                    const model::RerankConfig& rerank, std::ofstream* dump);
+
+// The tables: overall (with the model's time), by document length, by source; each also into
+// `out`.
+void PrintTables(Tables& t, const ModelRun& run, size_t docs, nlohmann::json* out);
+
+// The same model at each fixed token-level k of `ks`, against its own policy (`run`).
+void PrintKStudy(const model::Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
+                 const ModelRun& run, const std::vector<int64_t>& ks, nlohmann::json* out);
+
+// The same model with each unit-level clip distance of `ks` (token k by policy).
+void PrintUnitKStudy(const model::Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
+                     const std::vector<int64_t>& ks, nlohmann::json* out);
+
+}  // namespace rpsum::train
+
+#endif  // RPSUM_TRAIN_EVAL_RUN_H_
