@@ -103,8 +103,9 @@ bool NeedsUnitStates(const RerankConfig& rerank) {
   return false;
 }
 
-absl::Status ModelConfig::Validate() const {
-  const Architecture& a = architecture;
+namespace {
+
+absl::Status ValidateArchitecture(const Architecture& a) {
   RPSUM_RETURN_IF_ERROR(Range("architecture.vocab_size", a.vocab_size, 16, 1 << 20));
   RPSUM_RETURN_IF_ERROR(Range("architecture.heads", a.heads, 1, 64));
   RPSUM_RETURN_IF_ERROR(Range("architecture.hidden_size", a.hidden_size, a.heads, 1 << 14));
@@ -151,7 +152,13 @@ absl::Status ModelConfig::Validate() const {
                      "'; it must be relative, sinusoidal, learned or none"));
   }
   RPSUM_RETURN_IF_ERROR(Range("architecture.max_positions", a.max_positions, 1, 1 << 20));
-  const ClipPolicy& c = clip_policy;
+  return absl::OkStatus();
+}
+
+// The clip policy, attention and tokenizer settings, which the architecture bounds.
+absl::Status ValidateServing(const ModelConfig& config) {
+  const Architecture& a = config.architecture;
+  const ClipPolicy& c = config.clip_policy;
   RPSUM_RETURN_IF_ERROR(Range("clip_policy.ratio", c.ratio, 1, 1 << 20));
   RPSUM_RETURN_IF_ERROR(Range("clip_policy.min", c.min, 1, a.max_clip_distance));
   RPSUM_RETURN_IF_ERROR(Range("clip_policy.max", c.max, c.min, a.max_clip_distance));
@@ -159,15 +166,19 @@ absl::Status ModelConfig::Validate() const {
   for (int64_t b : c.buckets) {
     RPSUM_RETURN_IF_ERROR(Range("clip_policy.buckets[]", b, 1, a.max_clip_distance));
   }
-  const AttentionConfig& t = attention;
+  const AttentionConfig& t = config.attention;
   RPSUM_RETURN_IF_ERROR(Range("attention.local_threshold", t.local_threshold, 1, 1 << 24));
   RPSUM_RETURN_IF_ERROR(Range("attention.local_window", t.local_window, 1, 1 << 16));
   RPSUM_RETURN_IF_ERROR(
       Range("attention.sentence_local_threshold", t.sentence_local_threshold, 1, 1 << 24));
   RPSUM_RETURN_IF_ERROR(
       Range("attention.sentence_local_window", t.sentence_local_window, 1, 1 << 16));
-  RPSUM_RETURN_IF_ERROR(
-      Range("tokenizer.max_tokens_per_sentence", tokenizer.max_tokens_per_sentence, 1, 1 << 16));
+  RPSUM_RETURN_IF_ERROR(Range("tokenizer.max_tokens_per_sentence",
+                              config.tokenizer.max_tokens_per_sentence, 1, 1 << 16));
+  return absl::OkStatus();
+}
+
+absl::Status ValidateScoring(const ScoringConfig& scoring) {
   if (!(scoring.centrality_weight >= -10 && scoring.centrality_weight <= 10)) {
     return absl::InvalidArgumentError(absl::StrCat("config.json: scoring.centrality_weight is ",
                                                    scoring.centrality_weight,
@@ -189,11 +200,117 @@ absl::Status ModelConfig::Validate() const {
       }
     }
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ModelConfig::Validate() const {
+  RPSUM_RETURN_IF_ERROR(ValidateArchitecture(architecture));
+  RPSUM_RETURN_IF_ERROR(ValidateServing(*this));
+  RPSUM_RETURN_IF_ERROR(ValidateScoring(scoring));
   if (tokenizer.file.empty() || weights_file.empty()) {
     return absl::InvalidArgumentError("config.json: tokenizer.file and weights.file are required");
   }
   return absl::OkStatus();
 }
+
+namespace {
+
+absl::Status ReadArchitecture(const json& a, Architecture* r) {
+  RPSUM_RETURN_IF_ERROR(CheckKeys(
+      a, "architecture",
+      {"vocab_size", "hidden_size", "heads", "ffn_size", "token_layers", "sentence_layers",
+       "max_clip_distance", "sentence_clip_distance", "num_features", "feature_columns", "dropout",
+       "head_clip_multipliers", "positions", "max_positions"}));
+  Read(a, "vocab_size", &r->vocab_size);
+  Read(a, "hidden_size", &r->hidden_size);
+  Read(a, "heads", &r->heads);
+  Read(a, "ffn_size", &r->ffn_size);
+  Read(a, "token_layers", &r->token_layers);
+  Read(a, "sentence_layers", &r->sentence_layers);
+  Read(a, "max_clip_distance", &r->max_clip_distance);
+  Read(a, "sentence_clip_distance", &r->sentence_clip_distance);
+  Read(a, "num_features", &r->num_features);
+  Read(a, "feature_columns", &r->feature_columns);
+  Read(a, "dropout", &r->dropout);
+  Read(a, "head_clip_multipliers", &r->head_clip_multipliers);
+  Read(a, "positions", &r->positions);
+  Read(a, "max_positions", &r->max_positions);
+  return absl::OkStatus();
+}
+
+// clip_policy, attention, tokenizer and weights: each section when present.
+absl::Status ReadServing(const json& j, ModelConfig* c) {
+  if (j.contains("clip_policy")) {
+    const json& p = j.at("clip_policy");
+    RPSUM_RETURN_IF_ERROR(
+        CheckKeys(p, "clip_policy", {"ratio", "min", "max", "buckets", "fixed", "describe"}));
+    Read(p, "ratio", &c->clip_policy.ratio);
+    Read(p, "min", &c->clip_policy.min);
+    Read(p, "max", &c->clip_policy.max);
+    Read(p, "buckets", &c->clip_policy.buckets);
+    Read(p, "fixed", &c->clip_policy.fixed);
+  }
+  if (j.contains("attention")) {
+    const json& t = j.at("attention");
+    RPSUM_RETURN_IF_ERROR(CheckKeys(
+        t, "attention",
+        {"local_threshold", "local_window", "sentence_local_threshold", "sentence_local_window"}));
+    Read(t, "local_threshold", &c->attention.local_threshold);
+    Read(t, "local_window", &c->attention.local_window);
+    Read(t, "sentence_local_threshold", &c->attention.sentence_local_threshold);
+    Read(t, "sentence_local_window", &c->attention.sentence_local_window);
+  }
+  if (j.contains("tokenizer")) {
+    const json& t = j.at("tokenizer");
+    RPSUM_RETURN_IF_ERROR(CheckKeys(t, "tokenizer", {"file", "max_tokens_per_sentence"}));
+    Read(t, "file", &c->tokenizer.file);
+    Read(t, "max_tokens_per_sentence", &c->tokenizer.max_tokens_per_sentence);
+  }
+  if (j.contains("weights")) {
+    const json& w = j.at("weights");
+    RPSUM_RETURN_IF_ERROR(CheckKeys(w, "weights", {"file", "format"}));
+    Read(w, "file", &c->weights_file);
+  }
+  return absl::OkStatus();
+}
+
+// scoring.rerank.weights, by feature name; configs written before the net_* features lack them
+// (weight 0).
+absl::Status ReadRerankWeights(const json& w, std::vector<double>* weights) {
+  const std::set<std::string> names(std::begin(kRerankFeatureNames), std::end(kRerankFeatureNames));
+  RPSUM_RETURN_IF_ERROR(CheckKeys(w, "scoring.rerank.weights", names));
+  for (int f = 0; f < kNumRerankFeatures; ++f) {
+    const char* name = kRerankFeatureNames[f];
+    if (!w.contains(name) && f >= kFirstNetRerankFeature) {
+      weights->push_back(0.0);
+      continue;
+    }
+    if (!w.contains(name)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("config.json: scoring.rerank.weights has no '", name, "'"));
+    }
+    weights->push_back(w.at(name).get<double>());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadScoring(const json& s, ScoringConfig* scoring) {
+  RPSUM_RETURN_IF_ERROR(CheckKeys(s, "scoring", {"centrality_weight", "rerank"}));
+  Read(s, "centrality_weight", &scoring->centrality_weight);
+  if (!s.contains("rerank")) return absl::OkStatus();
+  const json& r = s.at("rerank");
+  RPSUM_RETURN_IF_ERROR(CheckKeys(r, "scoring.rerank", {"top_k", "max_units", "weights"}));
+  Read(r, "top_k", &scoring->rerank.top_k);
+  Read(r, "max_units", &scoring->rerank.max_units);
+  if (r.contains("weights")) {
+    RPSUM_RETURN_IF_ERROR(ReadRerankWeights(r.at("weights"), &scoring->rerank.weights));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 absl::StatusOr<ModelConfig> ModelConfig::FromJson(std::string_view text) {
   ModelConfig c;
@@ -216,88 +333,10 @@ absl::StatusOr<ModelConfig> ModelConfig::FromJson(std::string_view text) {
     Read(j, "name", &c.name);
     Read(j, "version", &c.version);
     if (j.contains("architecture")) {
-      const json& a = j.at("architecture");
-      RPSUM_RETURN_IF_ERROR(CheckKeys(
-          a, "architecture",
-          {"vocab_size", "hidden_size", "heads", "ffn_size", "token_layers", "sentence_layers",
-           "max_clip_distance", "sentence_clip_distance", "num_features", "feature_columns",
-           "dropout", "head_clip_multipliers", "positions", "max_positions"}));
-      Architecture& r = c.architecture;
-      Read(a, "vocab_size", &r.vocab_size);
-      Read(a, "hidden_size", &r.hidden_size);
-      Read(a, "heads", &r.heads);
-      Read(a, "ffn_size", &r.ffn_size);
-      Read(a, "token_layers", &r.token_layers);
-      Read(a, "sentence_layers", &r.sentence_layers);
-      Read(a, "max_clip_distance", &r.max_clip_distance);
-      Read(a, "sentence_clip_distance", &r.sentence_clip_distance);
-      Read(a, "num_features", &r.num_features);
-      Read(a, "feature_columns", &r.feature_columns);
-      Read(a, "dropout", &r.dropout);
-      Read(a, "head_clip_multipliers", &r.head_clip_multipliers);
-      Read(a, "positions", &r.positions);
-      Read(a, "max_positions", &r.max_positions);
+      RPSUM_RETURN_IF_ERROR(ReadArchitecture(j.at("architecture"), &c.architecture));
     }
-    if (j.contains("clip_policy")) {
-      const json& p = j.at("clip_policy");
-      RPSUM_RETURN_IF_ERROR(
-          CheckKeys(p, "clip_policy", {"ratio", "min", "max", "buckets", "fixed", "describe"}));
-      Read(p, "ratio", &c.clip_policy.ratio);
-      Read(p, "min", &c.clip_policy.min);
-      Read(p, "max", &c.clip_policy.max);
-      Read(p, "buckets", &c.clip_policy.buckets);
-      Read(p, "fixed", &c.clip_policy.fixed);
-    }
-    if (j.contains("attention")) {
-      const json& t = j.at("attention");
-      RPSUM_RETURN_IF_ERROR(CheckKeys(t, "attention",
-                                      {"local_threshold", "local_window",
-                                       "sentence_local_threshold", "sentence_local_window"}));
-      Read(t, "local_threshold", &c.attention.local_threshold);
-      Read(t, "local_window", &c.attention.local_window);
-      Read(t, "sentence_local_threshold", &c.attention.sentence_local_threshold);
-      Read(t, "sentence_local_window", &c.attention.sentence_local_window);
-    }
-    if (j.contains("tokenizer")) {
-      const json& t = j.at("tokenizer");
-      RPSUM_RETURN_IF_ERROR(CheckKeys(t, "tokenizer", {"file", "max_tokens_per_sentence"}));
-      Read(t, "file", &c.tokenizer.file);
-      Read(t, "max_tokens_per_sentence", &c.tokenizer.max_tokens_per_sentence);
-    }
-    if (j.contains("scoring")) {
-      const json& s = j.at("scoring");
-      RPSUM_RETURN_IF_ERROR(CheckKeys(s, "scoring", {"centrality_weight", "rerank"}));
-      Read(s, "centrality_weight", &c.scoring.centrality_weight);
-      if (s.contains("rerank")) {
-        const json& r = s.at("rerank");
-        RPSUM_RETURN_IF_ERROR(CheckKeys(r, "scoring.rerank", {"top_k", "max_units", "weights"}));
-        Read(r, "top_k", &c.scoring.rerank.top_k);
-        Read(r, "max_units", &c.scoring.rerank.max_units);
-        if (r.contains("weights")) {
-          const json& w = r.at("weights");
-          const std::set<std::string> names(std::begin(kRerankFeatureNames),
-                                            std::end(kRerankFeatureNames));
-          RPSUM_RETURN_IF_ERROR(CheckKeys(w, "scoring.rerank.weights", names));
-          for (int f = 0; f < kNumRerankFeatures; ++f) {
-            const char* name = kRerankFeatureNames[f];
-            if (!w.contains(name) && f >= kFirstNetRerankFeature) {
-              c.scoring.rerank.weights.push_back(0.0);  // written before the net_* features
-              continue;
-            }
-            if (!w.contains(name)) {
-              return absl::InvalidArgumentError(
-                  absl::StrCat("config.json: scoring.rerank.weights has no '", name, "'"));
-            }
-            c.scoring.rerank.weights.push_back(w.at(name).get<double>());
-          }
-        }
-      }
-    }
-    if (j.contains("weights")) {
-      const json& w = j.at("weights");
-      RPSUM_RETURN_IF_ERROR(CheckKeys(w, "weights", {"file", "format"}));
-      Read(w, "file", &c.weights_file);
-    }
+    RPSUM_RETURN_IF_ERROR(ReadServing(j, &c));
+    if (j.contains("scoring")) RPSUM_RETURN_IF_ERROR(ReadScoring(j.at("scoring"), &c.scoring));
     if (j.contains("training")) c.training_json = j.at("training").dump();
   } catch (const std::exception& e) {
     return absl::InvalidArgumentError(absl::StrCat("config.json: ", e.what()));

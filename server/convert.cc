@@ -4,82 +4,102 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
 
 namespace rpsum::server {
 
-absl::StatusOr<RequestPlan> PlanRequest(const v1::SummarizeRequest& r,
-                                        const model::ModelConfig& config) {
-  RequestPlan p;
+namespace {
+
+absl::Status ReadInput(const v1::SummarizeRequest& r, RequestPlan* plan) {
+  model::DocumentInput& input = plan->input;
   switch (r.input_case()) {
     case v1::SummarizeRequest::kDocument:
-      p.input.document = r.document();
+      input.document = r.document();
       break;
     case v1::SummarizeRequest::kSentences:
-      p.input.presplit = true;
-      for (const std::string& s : r.sentences().sentences()) p.input.sentences.push_back(s);
+      input.presplit = true;
+      for (const std::string& s : r.sentences().sentences()) input.sentences.push_back(s);
       break;
     default:
       return absl::InvalidArgumentError("set either document or sentences");
   }
-  p.input.title = r.title();
+  input.title = r.title();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<model::Budget> ReadBudget(const v1::SummarizeRequest& r) {
   switch (r.budget_case()) {
     case v1::SummarizeRequest::kMaxWords:
       if (r.max_words() < 1 || r.max_words() > 100000) {
         return absl::InvalidArgumentError(
             absl::StrCat("max_words must be in [1, 100000], got ", r.max_words()));
       }
-      p.select.budget = {model::Budget::Kind::kWords, static_cast<double>(r.max_words())};
-      break;
+      return model::Budget{model::Budget::Kind::kWords, static_cast<double>(r.max_words())};
     case v1::SummarizeRequest::kMaxSentences:
       if (r.max_sentences() < 1 || r.max_sentences() > 10000) {
         return absl::InvalidArgumentError(
             absl::StrCat("max_sentences must be in [1, 10000], got ", r.max_sentences()));
       }
-      p.select.budget = {model::Budget::Kind::kSentences, static_cast<double>(r.max_sentences())};
-      break;
+      return model::Budget{model::Budget::Kind::kSentences, static_cast<double>(r.max_sentences())};
     case v1::SummarizeRequest::kRatio:
       if (!(r.ratio() > 0 && r.ratio() <= 1) || !std::isfinite(r.ratio())) {
         return absl::InvalidArgumentError(absl::StrCat("ratio must be in (0, 1], got ", r.ratio()));
       }
-      p.select.budget = {model::Budget::Kind::kRatio, static_cast<double>(r.ratio())};
-      break;
+      return model::Budget{model::Budget::Kind::kRatio, static_cast<double>(r.ratio())};
     default:
-      p.select.budget = {model::Budget::Kind::kWords, 100};
+      return model::Budget{model::Budget::Kind::kWords, 100};
   }
+}
+
+absl::StatusOr<model::TruncationPolicy> ReadTruncation(const v1::SummarizeRequest& r) {
+  switch (r.truncation()) {
+    case v1::TRUNCATION_UNSPECIFIED:
+    case v1::TRUNCATION_REJECT:
+      return model::TruncationPolicy::kReject;
+    case v1::TRUNCATION_HEAD:
+      return model::TruncationPolicy::kHead;
+    case v1::TRUNCATION_HEAD_AND_TAIL:
+      return model::TruncationPolicy::kHeadAndTail;
+    default:
+      return absl::InvalidArgumentError(absl::StrCat("unknown truncation value ", r.truncation()));
+  }
+}
+
+absl::StatusOr<int> ReadPriority(const v1::SummarizeRequest& r) {
+  switch (r.priority()) {
+    case v1::PRIORITY_UNSPECIFIED:
+    case v1::PRIORITY_NORMAL:
+      return 2;
+    case v1::PRIORITY_LOW:
+      return 1;
+    case v1::PRIORITY_HIGH:
+      return 3;
+    default:
+      return absl::InvalidArgumentError(absl::StrCat("unknown priority value ", r.priority()));
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<RequestPlan> PlanRequest(const v1::SummarizeRequest& r,
+                                        const model::ModelConfig& config) {
+  RequestPlan p;
+  RPSUM_RETURN_IF_ERROR(ReadInput(r, &p));
+  absl::StatusOr<model::Budget> budget = ReadBudget(r);
+  if (!budget.ok()) return budget.status();
+  p.select.budget = *budget;
   if (r.clip_distance() > static_cast<uint32_t>(config.architecture.max_clip_distance)) {
     return absl::InvalidArgumentError(
         absl::StrCat("clip_distance must be at most ", config.architecture.max_clip_distance,
                      " (the model's tables), got ", r.clip_distance()));
   }
   p.clip_override = r.clip_distance();
-  switch (r.truncation()) {
-    case v1::TRUNCATION_UNSPECIFIED:
-    case v1::TRUNCATION_REJECT:
-      p.truncation = model::TruncationPolicy::kReject;
-      break;
-    case v1::TRUNCATION_HEAD:
-      p.truncation = model::TruncationPolicy::kHead;
-      break;
-    case v1::TRUNCATION_HEAD_AND_TAIL:
-      p.truncation = model::TruncationPolicy::kHeadAndTail;
-      break;
-    default:
-      return absl::InvalidArgumentError(absl::StrCat("unknown truncation value ", r.truncation()));
-  }
-  switch (r.priority()) {
-    case v1::PRIORITY_UNSPECIFIED:
-    case v1::PRIORITY_NORMAL:
-      p.priority = 2;
-      break;
-    case v1::PRIORITY_LOW:
-      p.priority = 1;
-      break;
-    case v1::PRIORITY_HIGH:
-      p.priority = 3;
-      break;
-    default:
-      return absl::InvalidArgumentError(absl::StrCat("unknown priority value ", r.priority()));
-  }
+  absl::StatusOr<model::TruncationPolicy> truncation = ReadTruncation(r);
+  if (!truncation.ok()) return truncation.status();
+  p.truncation = *truncation;
+  absl::StatusOr<int> priority = ReadPriority(r);
+  if (!priority.ok()) return priority.status();
+  p.priority = *priority;
   p.select.trigram_blocking = !r.keep_redundant();
   p.select.rerank = config.scoring.rerank;  // the model's summary-level reranking, if any
   p.return_all_scores = r.return_all_scores();
