@@ -53,7 +53,7 @@ struct Architecture {
   std::vector<int64_t> head_clip_multipliers;
   // The feature columns the sentence layers read (see num_features); empty: the first ones.
   std::vector<int64_t> feature_columns;
-  // Where the network learns order from (docs/design.md, "Positions"): "relative" (the
+  // Where the network learns order from (docs/design.md, section 3): "relative" (the
   // shipped model: relative keys and values, no absolute positions); "sinusoidal" or "learned"
   // absolute positions added to the token embeddings and to the unit vectors, with the relative
   // tables tied to their distance-0 row (train/training.h TieRelativeTables); "none": tied
@@ -93,7 +93,7 @@ struct TokenizerConfig {
   int64_t max_tokens_per_sentence = 64;
 };
 
-// Summary-level reranking (docs/design.md, section 2, "Selection"): the feature names, in the
+// Summary-level reranking (docs/design.md, section 2, "Select"): the feature names, in the
 // order of RerankConfig::weights (model/select.h Candidate defines each). The net_* features
 // read the network's unit states (model/summarizer.h DocumentScores::unit_states); a config may
 // leave them out (weight 0), as configs written before them do.

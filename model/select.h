@@ -62,8 +62,8 @@ struct UnitStates {
 };
 
 // The summary policy: what the service returns and what evaluation scores, so the model card's
-// numbers are the served summaries' (docs/design.md, "Selection"). A ratio budget becomes words
-// of the whole input (truncated units included); headings (structure, not content) and
+// numbers are the served summaries' (docs/design.md, section 2, "Select"). A ratio budget becomes
+// words of the whole input (truncated units included); headings (structure, not content) and
 // fragments (IsFragment) are chosen only when the input has nothing else; then SelectByScore,
 // or, when options.rerank is on and the budget is in words, the best of SummaryCandidates by
 // ChooseCandidate. `scores` and `texts` have one entry per kept unit of `doc`; `states` the

@@ -1,6 +1,7 @@
 // The torch-free model API (docs/design.md, section 1): what the scheduler and the service see of
-// the model. Implemented by the LibTorch model (LoadTorchSummarizer, model/torch_summarizer.cc) and
-// by fakes in tests, so the scheduler and the service build and test without LibTorch.
+// the model. Implemented by the LibTorch model (LoadTorchSummarizer,
+// model/torch/torch_summarizer.cc) and by fakes in tests, so the scheduler and the service build
+// and test without LibTorch.
 #ifndef RPSUM_MODEL_SUMMARIZER_H_
 #define RPSUM_MODEL_SUMMARIZER_H_
 
@@ -23,7 +24,7 @@ struct DocumentScores {
   int64_t clip_distance = 0;     // the k the token layers used
   bool local_attention = false;  // block-local token attention (else full)
   // When asked for (ScoreDocuments' with_states): the state the network's head reads for each
-  // kept unit, row-major [kept units x state_size] (docs/design.md, section 2, "Selection").
+  // kept unit, row-major [kept units x state_size] (docs/design.md, section 2, "Select").
   std::vector<float> unit_states;
   int64_t state_size = 0;
 };

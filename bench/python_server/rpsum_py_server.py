@@ -413,7 +413,7 @@ def trigrams(text):
     return {tuple(t[i:i + 3]) for i in range(len(t) - 2)}
 
 
-# ---- selection (docs/design.md, section 2, "Selection"; model/select.cc) ----
+# ---- selection (docs/design.md, section 2, "Select"; model/select.cc) ----
 FRAGMENT_WORDS, INTRO_WORDS = 3, 8
 
 

@@ -82,7 +82,7 @@ class ExtractiveScorerImpl : public torch::nn::Module {
                         const AttentionPlan& sentence_plan);
   // ScoreUnits in two halves: the unit states the head reads [B, S, D] (the unit layers'
   // output after the final norm), then their logits [B, S]. Summary-level reranking reads the
-  // states (docs/design.md, section 2, "Selection").
+  // states (docs/design.md, section 2, "Select").
   at::Tensor EncodeUnits(const at::Tensor& tokens, const ModelBatch& batch,
                          const AttentionPlan& sentence_plan);
   at::Tensor UnitLogits(const at::Tensor& states) { return head(states).squeeze(-1); }

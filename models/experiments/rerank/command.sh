@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Summary-level reranking (docs/design.md, section 2, "Selection"; model::SummaryCandidates) on
+# Summary-level reranking (docs/design.md, section 2, "Select"; model::SummaryCandidates) on
 # the shipped v2.2 weights: fit scoring.rerank's weights on corpus + corpus-extra train with
 # rpsum-eval --fit_rerank (candidates: subsets of the 8 best units, at most 6), then score the
 # written checkpoint on the valid splits and the benchmarks' development splits.
