@@ -2,7 +2,10 @@
 """tests/gate_skips.py on logs shaped like CTest's: a skipped test is listed with its reason, a
 GoogleTest skip inside a passing binary is listed, a clean run lists nothing (exit 0); and on
 the real output of a GoogleTest binary (argv[1], tests/gtest_skip_probe.cc) that skips a case,
-run as CTest runs ours (--gtest_brief=1) and without brief."""
+run as CTest runs ours (--gtest_brief=1) and without brief. And the tests and GoogleTest cases a
+sanitizer build compiled out (its inventory.json against the ci build's): listed, failing only
+when the ci gate did not run them either."""
+import json
 import os
 import subprocess
 import sys
@@ -57,8 +60,47 @@ def run(ctest_log, last_test):
                           capture_output=True, text=True)
 
 
-def main():
+def write_build(root, preset, tests, flt):
+    build = os.path.join(root, preset)
+    os.makedirs(os.path.join(build, "Testing", "Temporary"))
+    with open(os.path.join(build, "ctest.log"), "w") as f:
+        f.write(CTEST_CLEAN)
+    with open(os.path.join(build, "inventory.json"), "w") as f:
+        json.dump({"preset": preset, "filter": flt, "tests": tests}, f)
+    return build
+
+
+def compiled_out_failures():
+    """A ci and an asan build: asan lacks a model test and one case of a unit test."""
     failures = []
+    ci_tests = {"a_test": {"labels": ["unit"], "cases": ["S.One", "S.Two"]},
+                "b.real_tokenizer": {"labels": ["model"], "cases": None},
+                "c.container": {"labels": ["e2e"], "cases": None}}
+    asan_tests = {"a_test": {"labels": ["unit"], "cases": ["S.One"]}}
+    asan_filter = {"include": "unit|model|integration", "exclude": "benchmark|soak|e2e"}
+    for ci_filter, want_exit in (({"include": "", "exclude": "benchmark|soak"}, 0),
+                                 ({"include": "", "exclude": "benchmark|soak|model"}, 1)):
+        d = tempfile.mkdtemp()
+        builds = [write_build(d, "ci", ci_tests, ci_filter),
+                  write_build(d, "asan", asan_tests, asan_filter)]
+        r = subprocess.run([sys.executable, os.path.join(HERE, "gate_skips.py")] + builds,
+                           capture_output=True, text=True)
+        lines = r.stdout.splitlines()
+        if r.returncode != want_exit:
+            failures.append(f"compiled out, ci filter {ci_filter}: exit {r.returncode}, want "
+                            f"{want_exit}: {lines}")
+        if not any(l.startswith("asan: b.real_tokenizer (compiled out of asan") for l in lines):
+            failures.append(f"the test compiled out of asan is not listed: {lines}")
+        if want_exit == 0 and "asan: a_test: GoogleTest case S.Two (compiled out of asan; the " \
+                "ci gate ran it)" not in lines:
+            failures.append(f"the case compiled out of asan is not listed: {lines}")
+        if any("c.container" in l for l in lines):
+            failures.append(f"a test asan's labels do not select is listed: {lines}")
+    return failures
+
+
+def main():
+    failures = compiled_out_failures()
     r = run(CTEST_SKIPPED, LAST_TEST)
     lines = r.stdout.splitlines()
     if r.returncode != 1:
