@@ -29,7 +29,7 @@
 namespace rpsum::bench {
 namespace {
 
-using model::AttentionImpl;
+using net::AttentionImpl;
 
 // Child: one kind at one length; prints "seconds_median rss_kb".
 int Child(const std::string& kind, int64_t l, int runs, int threads) {
@@ -48,9 +48,9 @@ int Child(const std::string& kind, int64_t l, int runs, int threads) {
     a.sentence_layers = 2;
     a.max_clip_distance = 256;
     a.num_features = 6;
-    model::ExtractiveScorer m(a);
+    net::ExtractiveScorer m(a);
     m->eval();
-    model::ModelBatch b;
+    net::ModelBatch b;
     b.tokens = at::randint(4, 8000, {1, l}, at::kLong);
     b.token_valid = at::ones({1, l}, at::kBool);
     const int64_t s = std::max<int64_t>(1, l / 25);
@@ -58,8 +58,8 @@ int Child(const std::string& kind, int64_t l, int runs, int threads) {
     b.sentence_valid = at::ones({1, s}, at::kBool);
     b.features = at::rand({1, s, 6});
     const bool local = l > 1024;
-    const model::AttentionPlan tp{{64, 64, 64, 64}, local, 256, AttentionImpl::kAuto};
-    const model::AttentionPlan sp{{16, 16, 16, 16}, s > 1024, 128, AttentionImpl::kAuto};
+    const net::AttentionPlan tp{{64, 64, 64, 64}, local, 256, AttentionImpl::kAuto};
+    const net::AttentionPlan sp{{16, 16, 16, 16}, s > 1024, 128, AttentionImpl::kAuto};
     for (int r = 0; r <= runs; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
       at::Tensor out = m->forward(b, tp, sp);
@@ -79,14 +79,14 @@ int Child(const std::string& kind, int64_t l, int runs, int threads) {
       const auto t0 = std::chrono::steady_clock::now();
       at::Tensor z;
       if (kind == "band") {
-        z = model::BandRelativeAttend(qkv, h, rk, rv, hk, at::Tensor(), l);
+        z = net::BandRelativeAttend(qkv, h, rk, rv, hk, at::Tensor(), l);
       } else if (kind == "vanilla") {
-        z = model::VanillaAttend(q, kk, v, at::Tensor());
+        z = net::VanillaAttend(q, kk, v, at::Tensor());
       } else {
         const AttentionImpl impl = kind == "efficient"        ? AttentionImpl::kFused
                                    : kind == "gather_scatter" ? AttentionImpl::kComposite
                                                               : AttentionImpl::kDense;
-        z = model::RelativeAttend(q, kk, v, rk, rv, hk, at::Tensor(), {}, impl);
+        z = net::RelativeAttend(q, kk, v, rk, rv, hk, at::Tensor(), {}, impl);
       }
       const double dt =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

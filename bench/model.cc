@@ -83,9 +83,9 @@ void SideBySideRow(int64_t l, Named first, Named second, Named ratio, const char
 
 // `nb` random documents of `l` tokens each (no padding), a unit every kTokensPerUnit tokens,
 // random features.
-model::ModelBatch RandomDocuments(int64_t l, int64_t vocab, int64_t nb = 1) {
+net::ModelBatch RandomDocuments(int64_t l, int64_t vocab, int64_t nb = 1) {
   const int64_t s = std::max<int64_t>(1, l / kTokensPerUnit);
-  model::ModelBatch b;
+  net::ModelBatch b;
   b.tokens = at::randint(4, vocab, {nb, l}, at::kLong);
   b.token_valid = at::ones({nb, l}, at::kBool);
   b.sentence_pos =
@@ -105,9 +105,9 @@ int CompareChild(int64_t l, int runs, int threads) {
   const std::string both = env != nullptr ? env : "";
   const size_t comma = both.find(',');
   if (comma == std::string::npos) return 1;
-  std::vector<model::Checkpoint> cks;
+  std::vector<net::Checkpoint> cks;
   for (const std::string& dir : {both.substr(0, comma), both.substr(comma + 1)}) {
-    auto ck = model::LoadCheckpoint(dir, "cpu");
+    auto ck = net::LoadCheckpoint(dir, "cpu");
     if (!ck.ok()) {
       std::fprintf(stderr, "bench-model: %s\n", ck.status().ToString().c_str());
       return 1;
@@ -117,16 +117,16 @@ int CompareChild(int64_t l, int runs, int threads) {
   c10::InferenceMode guard;
   const int64_t vocab =
       std::min(cks[0].config.architecture.vocab_size, cks[1].config.architecture.vocab_size);
-  const model::ModelBatch b = RandomDocuments(l, vocab);
+  const net::ModelBatch b = RandomDocuments(l, vocab);
   const long base = PeakRssKb();
   std::vector<double> times[2];
   for (int r = 0; r <= runs; ++r) {
     for (int m = 0; m < 2; ++m) {
       const model::ModelConfig& c = cks[m].config;
       const int64_t s = b.sentence_valid.size(1);
-      const model::AttentionPlan tp =
-          model::TokenPlan(c, model::IsLocalAttention(c, l), model::ClipDistanceFor(c, l));
-      const model::AttentionPlan sp = model::SentencePlan(c, model::IsLocalSentenceAttention(c, s));
+      const net::AttentionPlan tp =
+          net::TokenPlan(c, model::IsLocalAttention(c, l), model::ClipDistanceFor(c, l));
+      const net::AttentionPlan sp = net::SentencePlan(c, model::IsLocalSentenceAttention(c, s));
       const auto t0 = std::chrono::steady_clock::now();
       at::Tensor out = cks[m].scorer->forward(b, tp, sp);
       const double dt =
@@ -193,32 +193,32 @@ int Child(const std::string& kind, int64_t l, int64_t k, int runs, int threads) 
     a.sentence_layers = kSentenceLayers;
     a.max_clip_distance = 256;
     a.num_features = 6;
-    model::ExtractiveScorer m(a);
+    net::ExtractiveScorer m(a);
     m->eval();
     // RPSUM_BENCH_BATCH=B: B documents of the same length in one forward (no padding), to
     // compare batched against one-at-a-time cost per document.
     const char* batch_env = std::getenv("RPSUM_BENCH_BATCH");
     const int64_t nb = batch_env != nullptr ? std::max(1, std::atoi(batch_env)) : 1;
-    const model::ModelBatch b = RandomDocuments(l, a.vocab_size, nb);
+    const net::ModelBatch b = RandomDocuments(l, a.vocab_size, nb);
     const int64_t s = b.sentence_valid.size(1);
     // "local" and "full" run what the server runs (the tiled band kernel); "local-fused" runs
     // the fused autograd kernel the training uses (the server's kernel before the band one);
     // "pair" alternates the two (below).
     const bool local = kind == "local" || kind == "local-fused";
     const auto impl =
-        kind == "local-fused" ? model::AttentionImpl::kFused : model::AttentionImpl::kAuto;
-    const model::AttentionPlan tp{std::vector<int64_t>(kHeads, k), local && l > kLocalThreshold,
-                                  kWindow, impl};
-    const model::AttentionPlan sp{std::vector<int64_t>(kHeads, 16), local && s > kLocalThreshold,
-                                  kSentenceWindow, impl};
+        kind == "local-fused" ? net::AttentionImpl::kFused : net::AttentionImpl::kAuto;
+    const net::AttentionPlan tp{std::vector<int64_t>(kHeads, k), local && l > kLocalThreshold,
+                                kWindow, impl};
+    const net::AttentionPlan sp{std::vector<int64_t>(kHeads, 16), local && s > kLocalThreshold,
+                                kSentenceWindow, impl};
     if (kind == "pair") {
       // The band kernel and the fused kernel on the same model and input, alternated run by
       // run, so that the machine's drift hits both alike. Prints "band_median 0 fused_median".
-      model::AttentionPlan tpf = tp, spf = sp;
+      net::AttentionPlan tpf = tp, spf = sp;
       tpf.local = l > kLocalThreshold;
       spf.local = s > kLocalThreshold;
-      model::AttentionPlan tpb = tpf, spb = spf;
-      tpf.impl = spf.impl = model::AttentionImpl::kFused;
+      net::AttentionPlan tpb = tpf, spb = spf;
+      tpf.impl = spf.impl = net::AttentionImpl::kFused;
       std::vector<double> band, fused;
       for (int r = 0; r <= runs; ++r) {
         for (const bool use_band : {true, false}) {

@@ -11,8 +11,8 @@
 
 #include "model/torch/encoder.h"
 
-using rpsum::model::AttentionImpl;
-using rpsum::model::AttentionPlan;
+using rpsum::net::AttentionImpl;
+using rpsum::net::AttentionPlan;
 
 int main(int argc, char** argv) {
   at::set_num_threads(2);
@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
   a.token_layers = std::getenv("NL") ? std::atoi(std::getenv("NL")) : 3;
   a.sentence_layers = 2;
   a.max_clip_distance = 256;
-  rpsum::model::ExtractiveScorer m(a);
+  rpsum::net::ExtractiveScorer m(a);
   m->train();
   // CKPT=1: gradient checkpointing of the token layers. Peak RSS is reported per process, so
   // compare two runs: bench-train-step 8192 and CKPT=1 bench-train-step 8192.
@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   }
   for (int64_t l : lengths) {
     for (int mode = std::getenv("LOCAL_ONLY") ? 1 : 0; mode < 2; ++mode) {
-      rpsum::model::ModelBatch b;
+      rpsum::net::ModelBatch b;
       b.tokens = at::randint(0, 8000, {1, l}, at::kLong);
       b.token_valid = at::ones({1, l}, at::kBool);
       const int64_t s = l / 24;

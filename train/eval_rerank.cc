@@ -226,7 +226,7 @@ void WriteRerankDump(const std::vector<EvalDoc>& docs, const ModelRun& run,
   }
 }
 
-absl::Status FitRerankAndWrite(const model::Checkpoint& ck, const std::vector<EvalDoc>& docs,
+absl::Status FitRerankAndWrite(const net::Checkpoint& ck, const std::vector<EvalDoc>& docs,
                                const ModelRun& run, const RerankFitOptions& fit,
                                const std::string& data, nlohmann::json* out) {
   auto mask = FeatureMask(fit.features);

@@ -31,7 +31,7 @@ void WriteRerankDump(const std::vector<EvalDoc>& docs, const ModelRun& run,
 // and writes `ck`'s checkpoint with them to fit.out, its training record naming `data`.
 // Prints the fit (greedy against reranked on these documents, the weights) and adds it to
 // `out`. FailedPrecondition when no document has candidates.
-absl::Status FitRerankAndWrite(const model::Checkpoint& ck, const std::vector<EvalDoc>& docs,
+absl::Status FitRerankAndWrite(const net::Checkpoint& ck, const std::vector<EvalDoc>& docs,
                                const ModelRun& run, const RerankFitOptions& fit,
                                const std::string& data, nlohmann::json* out);
 

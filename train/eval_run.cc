@@ -10,10 +10,12 @@ namespace rpsum::train {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using model::Checkpoint;
+using model::ClipDistanceFor;
 using model::DocumentScores;
+using model::NeedsUnitStates;
 using model::RerankConfig;
 using model::UnitKind;
+using net::Checkpoint;
 
 std::string Bucket(int64_t words) {
   if (words < 1000) return "<1k words";

@@ -37,7 +37,7 @@ inline constexpr int64_t kPolicy = -1;
 // Scores every document alone with token-level clip distance `k_fixed`: kPolicy runs the
 // config's policy, 0 no relative positions, k > 0 a fixed k (clamped to the tables). Keeps the
 // unit states with `with_states` or when the checkpoint's reranking reads them.
-ModelRun RunModel(const model::Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
+ModelRun RunModel(const net::Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
                   int64_t k_fixed, bool with_states = false);
 
 // ROUGE means per system: overall, by length bucket, by source.
@@ -58,11 +58,11 @@ Tables ScoreSystems(const std::vector<EvalDoc>& docs, const ModelRun& run,
 void PrintTables(Tables& t, const ModelRun& run, size_t docs, nlohmann::json* out);
 
 // The same model at each fixed token-level k of `ks`, against its own policy (`run`).
-void PrintKStudy(const model::Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
+void PrintKStudy(const net::Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
                  const ModelRun& run, const std::vector<int64_t>& ks, nlohmann::json* out);
 
 // The same model with each unit-level clip distance of `ks` (token k by policy).
-void PrintUnitKStudy(const model::Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
+void PrintUnitKStudy(const net::Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
                      const std::vector<int64_t>& ks, nlohmann::json* out);
 
 }  // namespace rpsum::train

@@ -24,8 +24,8 @@ std::string DataName(const EvalOptions& o) {
 }
 
 // The checkpoint with the options' overrides.
-absl::StatusOr<model::Checkpoint> Load(const EvalOptions& o) {
-  auto ck = model::LoadCheckpoint(o.model_dir, "cpu");
+absl::StatusOr<net::Checkpoint> Load(const EvalOptions& o) {
+  auto ck = net::LoadCheckpoint(o.model_dir, "cpu");
   if (!ck.ok()) return ck.status();
   if (o.centrality_weight >= 0) ck->config.scoring.centrality_weight = o.centrality_weight;
   if (o.no_rerank) ck->config.scoring.rerank = model::RerankConfig{};
@@ -48,7 +48,7 @@ std::vector<EvalDoc> PrepareDocuments(const EvalOptions& o, const model::ModelCo
 }
 
 // The tables and studies of one model run.
-absl::Status Report(const EvalOptions& o, const model::Checkpoint& ck,
+absl::Status Report(const EvalOptions& o, const net::Checkpoint& ck,
                     const std::vector<EvalDoc>& docs, int pad, const ModelRun& run,
                     nlohmann::json* out) {
   std::ofstream dump;

@@ -30,21 +30,22 @@ ABSL_FLAG(std::string, out, "inspect", "output prefix: PREFIX_attention.png, PRE
 
 namespace rpsum::train {
 
-using model::AttentionImpl;
-using model::AttentionPlan;
-using model::Checkpoint;
+using model::ClipDistanceFor;
 using model::DocumentInput;
-using model::EncoderLayer;
-using model::ExtractiveScorer;
-using model::LoadCheckpoint;
 using model::Prepare;
 using model::PreparedDocument;
 using model::PrepareOptions;
-using model::RelativeIndex;
-using model::ScoreDocuments;
 using model::Tokenizer;
 using model::TruncationPolicy;
 using model::UnitKind;
+using net::AttentionImpl;
+using net::AttentionPlan;
+using net::Checkpoint;
+using net::EncoderLayer;
+using net::ExtractiveScorer;
+using net::LoadCheckpoint;
+using net::RelativeIndex;
+using net::ScoreDocuments;
 
 namespace {
 

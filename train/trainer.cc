@@ -35,9 +35,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-using model::Checkpoint;
-using model::ExtractiveScorer;
 using model::ModelConfig;
+using net::Checkpoint;
+using net::ExtractiveScorer;
 
 double Seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
@@ -49,7 +49,7 @@ RougeMean Validate(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int32
   const model::RerankConfig& rerank = ck.config.scoring.rerank;
   for (const EvalDoc& d : docs) {
     const int64_t k = model::ClipDistanceFor(ck.config, d.prepared.num_tokens());
-    auto scores = model::ScoreDocuments(ck, {&d.prepared}, k, pad, model::NeedsUnitStates(rerank));
+    auto scores = net::ScoreDocuments(ck, {&d.prepared}, k, pad, model::NeedsUnitStates(rerank));
     if (!scores.ok()) continue;
     const model::DocumentScores& s = (*scores)[0];
     m.Add(ScoreSummary(
@@ -79,10 +79,10 @@ absl::Status WidenFromCheckpoint(const std::string& from_dir, const model::Archi
 absl::Status InitFrom(const std::string& dir, const model::Architecture& arch,
                       ExtractiveScorer& model) {
   const std::string from = dir + "/weights.safetensors";
-  auto w = model::ReadSafetensors(from);
+  auto w = net::ReadSafetensors(from);
   if (!w.ok()) return w.status();
   RPSUM_RETURN_IF_ERROR(WidenFromCheckpoint(dir, arch, &*w));
-  RPSUM_RETURN_IF_ERROR(model::AssignWeights(model, *w, from));
+  RPSUM_RETURN_IF_ERROR(net::AssignWeights(model, *w, from));
   std::printf("initialised from %s\n", from.c_str());
   return absl::OkStatus();
 }
@@ -96,7 +96,7 @@ absl::Status CopyFile(const std::string& from, const std::string& to) {
 
 // The labels of a batch, [B, S] (0 past each document's units).
 at::Tensor BatchLabels(const std::vector<TrainDoc>& docs, const std::vector<size_t>& b,
-                       const model::ModelBatch& batch) {
+                       const net::ModelBatch& batch) {
   at::Tensor labels = at::zeros(batch.sentence_valid.sizes(), at::kFloat);
   for (size_t i = 0; i < b.size(); ++i) {
     const auto& l = docs[b[i]].labels;
@@ -195,7 +195,7 @@ double Trainer::Step(const std::vector<size_t>& b, double lr, int64_t* k) {
   std::vector<const model::PreparedDocument*> prepared;
   prepared.reserve(b.size());
   for (size_t i : b) prepared.push_back(data_.docs[i].prepared);
-  model::ModelBatch batch = model::MakeBatch(prepared, pad_, at::kCPU);
+  net::ModelBatch batch = net::MakeBatch(prepared, pad_, at::kCPU);
   const int64_t step = progress_.step;
   MaskedTokens masked;
   if (mlm_) {
@@ -207,9 +207,9 @@ double Trainer::Step(const std::vector<size_t>& b, double lr, int64_t* k) {
   const bool tied = !model::UsesRelativePositions(config_.architecture);
   *k = tied ? 0 : TrainingClipDistance(config_, o_.seed, step, batch.tokens.size(1));
   // Training batches hold documents of similar length: one plan for the batch.
-  const model::AttentionPlan tp =
-      model::TokenPlan(config_, model::IsLocalAttention(config_, batch.tokens.size(1)), *k);
-  model::AttentionPlan sp = model::SentencePlan(
+  const net::AttentionPlan tp =
+      net::TokenPlan(config_, model::IsLocalAttention(config_, batch.tokens.size(1)), *k);
+  net::AttentionPlan sp = net::SentencePlan(
       config_, model::IsLocalSentenceAttention(config_, batch.sentence_pos.size(1)));
   if (tied) sp.head_k.assign(sp.head_k.size(), 0);
   for (auto& g : opt_->param_groups()) {
@@ -253,7 +253,7 @@ bool Trainer::RunEpoch(int epoch) {
 // Writes OUT/name: the checkpoint and its tokenizer.
 void Trainer::SaveCheckpoint(const std::string& name, const ModelConfig& config) {
   const std::string dir = (fs::path(o_.out) / name).string();
-  auto s = model::SaveCheckpoint(dir, config, model_);
+  auto s = net::SaveCheckpoint(dir, config, model_);
   if (s.ok()) s = CopyFile(tokenizer_path_, (fs::path(dir) / config.tokenizer.file).string());
   if (!s.ok()) std::fprintf(stderr, "saving %s: %s\n", name.c_str(), s.ToString().c_str());
 }

@@ -16,8 +16,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // A module's parameters by name, as the state files hold them.
-model::NamedTensors Named(const torch::nn::Module& m) {
-  model::NamedTensors out;
+net::NamedTensors Named(const torch::nn::Module& m) {
+  net::NamedTensors out;
   for (const auto& p : m.named_parameters()) out.emplace_back(p.key(), p.value());
   return out;
 }
@@ -25,7 +25,7 @@ model::NamedTensors Named(const torch::nn::Module& m) {
 // Copies the tensors `file` holds under the names of `module`'s parameters into them, checking
 // that each is there with the parameter's shape.
 absl::Status RestoreTensors(const fs::path& file, torch::nn::Module& module) {
-  auto saved = model::ReadSafetensors(file.string());
+  auto saved = net::ReadSafetensors(file.string());
   if (!saved.ok()) return saved.status();
   at::NoGradGuard no_grad;
   for (auto& p : module.named_parameters()) {
@@ -54,9 +54,9 @@ std::vector<at::Tensor> TrainedModules::Parameters() const {
 absl::Status SaveState(const fs::path& state, const TrainedModules& modules,
                        torch::optim::AdamW& opt, const Progress& progress) {
   absl::Status s =
-      model::WriteSafetensors((state / "model.safetensors").string(), Named(*modules.model));
+      net::WriteSafetensors((state / "model.safetensors").string(), Named(*modules.model));
   if (modules.mlm && s.ok()) {
-    s = model::WriteSafetensors((state / "mlm.safetensors").string(), Named(*modules.mlm));
+    s = net::WriteSafetensors((state / "mlm.safetensors").string(), Named(*modules.mlm));
   }
   torch::save(opt, (state / "optimizer.pt.tmp").string());
   fs::rename(state / "optimizer.pt.tmp", state / "optimizer.pt");
@@ -72,9 +72,9 @@ absl::StatusOr<Progress> LoadState(const fs::path& state, const TrainedModules& 
   if (!text.ok()) return text.status();
   auto progress = Progress::FromJson(*text);
   if (!progress.ok()) return progress.status();
-  auto w = model::ReadSafetensors((state / "model.safetensors").string());
+  auto w = net::ReadSafetensors((state / "model.safetensors").string());
   if (!w.ok()) return w.status();
-  if (absl::Status s = model::AssignWeights(modules.model, *w, "state"); !s.ok()) return s;
+  if (absl::Status s = net::AssignWeights(modules.model, *w, "state"); !s.ok()) return s;
   if (modules.mlm) {
     if (absl::Status s = RestoreTensors(state / "mlm.safetensors", *modules.mlm); !s.ok()) {
       return s;

@@ -21,7 +21,7 @@ namespace rpsum::train {
 // What the optimizer trains: the network and, pre-training with a masked-token loss, its head,
 // which trains beside the network and is not part of the checkpoint (null without one).
 struct TrainedModules {
-  model::ExtractiveScorer& model;
+  net::ExtractiveScorer& model;
   MaskedTokenHead& mlm;
 
   // The network's parameters, then the head's: what the optimizer trains and the gradient

@@ -20,20 +20,20 @@
 namespace rpsum::train {
 
 using model::Architecture;
-using model::AssignWeights;
-using model::AttentionImpl;
-using model::AttentionPlan;
 using model::DocumentInput;
-using model::ExtractiveScorer;
 using model::kFeatureContentCentrality;
 using model::kFeatureSectionPosition;
 using model::kFeatureSectionStart;
 using model::kNumFeatures;
 using model::kNumFeaturesV1;
-using model::MakeBatch;
-using model::ModelBatch;
 using model::Prepare;
 using model::PreparedDocument;
+using net::AssignWeights;
+using net::AttentionImpl;
+using net::AttentionPlan;
+using net::ExtractiveScorer;
+using net::MakeBatch;
+using net::ModelBatch;
 
 namespace {
 

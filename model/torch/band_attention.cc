@@ -28,7 +28,7 @@
 
 #include "model/torch/relative_attention.h"
 
-namespace rpsum::model {
+namespace rpsum::net {
 namespace {
 
 extern "C" void sgemm_(const char* transa, const char* transb, const int* m, const int* n,
@@ -208,4 +208,4 @@ at::Tensor BandRelativeAttend(const at::Tensor& qkv, int64_t heads, const at::Te
   return z;
 }
 
-}  // namespace rpsum::model
+}  // namespace rpsum::net

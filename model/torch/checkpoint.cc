@@ -13,7 +13,9 @@
 #include "base/status_macros.h"
 #include "model/torch/safetensors.h"
 
-namespace rpsum::model {
+namespace rpsum::net {
+
+using model::ModelConfig;
 
 namespace fs = std::filesystem;
 
@@ -161,4 +163,4 @@ absl::Status SaveCheckpoint(const std::string& dir, const ModelConfig& config,
   return absl::OkStatus();
 }
 
-}  // namespace rpsum::model
+}  // namespace rpsum::net

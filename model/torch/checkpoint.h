@@ -12,10 +12,10 @@
 #include "model/model_config.h"
 #include "model/torch/encoder.h"
 
-namespace rpsum::model {
+namespace rpsum::net {
 
 struct Checkpoint {
-  ModelConfig config;
+  model::ModelConfig config;
   ExtractiveScorer scorer{nullptr};  // in eval mode, on the requested device
   std::string dir;
   std::string weights_sha256;  // hex digest of the weights file
@@ -28,7 +28,7 @@ absl::StatusOr<Checkpoint> LoadCheckpoint(const std::string& dir, const std::str
 
 // Writes config.json and the weights into `dir` (created if needed). The tokenizer model is
 // the caller's to copy. Never throws.
-absl::Status SaveCheckpoint(const std::string& dir, const ModelConfig& config,
+absl::Status SaveCheckpoint(const std::string& dir, const model::ModelConfig& config,
                             ExtractiveScorer& scorer);
 
 // Copies `weights` (by parameter name) into `scorer`: every parameter must be present with its
@@ -44,6 +44,6 @@ absl::StatusOr<std::string> Sha256File(const std::string& path);
 // else cpu. A CUDA device without CUDA support is FailedPrecondition.
 absl::StatusOr<at::Device> ParseDevice(const std::string& spec);
 
-}  // namespace rpsum::model
+}  // namespace rpsum::net
 
 #endif  // RPSUM_MODEL_TORCH_CHECKPOINT_H_

@@ -9,7 +9,10 @@
 #include "gtest/gtest.h"
 #include "model/torch/safetensors.h"
 
-namespace rpsum::model {
+namespace rpsum::net {
+
+using model::ModelConfig;
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -140,4 +143,4 @@ TEST_F(CheckpointTest, UnusableCudaFailsBeforeTheWeightsAreRead) {
 }
 
 }  // namespace
-}  // namespace rpsum::model
+}  // namespace rpsum::net

@@ -9,7 +9,9 @@
 #include <cmath>
 #include <mutex>
 
-namespace rpsum::model {
+namespace rpsum::net {
+
+using model::Architecture;
 
 RelativeSelfAttentionImpl::RelativeSelfAttentionImpl(int64_t hidden, int64_t heads,
                                                      int64_t max_clip, double dropout)
@@ -221,4 +223,4 @@ at::Tensor ExtractiveScorerImpl::EncodeUnits(const at::Tensor& tokens, const Mod
   return sentence_norm(sv);
 }
 
-}  // namespace rpsum::model
+}  // namespace rpsum::net

@@ -17,7 +17,7 @@
 #include "model/model_config.h"
 #include "model/torch/relative_attention.h"
 
-namespace rpsum::model {
+namespace rpsum::net {
 
 // How one forward pass attends: clip distance per head and full or block-local attention.
 struct AttentionPlan {
@@ -70,7 +70,7 @@ struct ModelBatch {
 
 class ExtractiveScorerImpl : public torch::nn::Module {
  public:
-  explicit ExtractiveScorerImpl(const Architecture& arch);
+  explicit ExtractiveScorerImpl(const model::Architecture& arch);
   // Sentence logits [B, S] (padding units get arbitrary values: mask them).
   at::Tensor forward(const ModelBatch& batch, const AttentionPlan& token_plan,
                      const AttentionPlan& sentence_plan);
@@ -102,12 +102,12 @@ class ExtractiveScorerImpl : public torch::nn::Module {
   // x [B, L, D] plus the absolute position of each of its L rows (architecture.positions).
   at::Tensor AddPositions(const at::Tensor& x, torch::nn::Embedding& table);
 
-  Architecture arch_;
+  model::Architecture arch_;
   at::Tensor feature_index_;  // arch_.feature_columns as a long tensor (undefined when empty)
   bool checkpoint_layers_ = false;
 };
 TORCH_MODULE(ExtractiveScorer);
 
-}  // namespace rpsum::model
+}  // namespace rpsum::net
 
 #endif  // RPSUM_MODEL_TORCH_ENCODER_H_

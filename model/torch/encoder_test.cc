@@ -13,7 +13,11 @@
 #include "gtest/gtest.h"
 #include "model/document.h"
 
-namespace rpsum::model {
+namespace rpsum::net {
+
+using model::Architecture;
+using model::kNumFeatures;
+
 namespace {
 
 // Inference (eval, no autograd) runs the tiled band kernel; training runs the fused autograd
@@ -165,4 +169,4 @@ TEST(Encoder, AbsolutePositionsTellEqualUnitsApart) {
 }
 
 }  // namespace
-}  // namespace rpsum::model
+}  // namespace rpsum::net

@@ -13,7 +13,17 @@
 #include "absl/strings/str_cat.h"
 #include "model/select.h"
 
-namespace rpsum::model {
+namespace rpsum::net {
+
+using model::IsLocalAttention;
+using model::IsLocalSentenceAttention;
+using model::kNumFeatures;
+using model::ModelConfig;
+using model::PreparedDocument;
+using model::ServedScores;
+
+using model::DocumentScores;
+
 namespace {
 
 // The test-only fault hook. Production pays one atomic load per forward pass.
@@ -32,14 +42,22 @@ void RunFaultHook(size_t batch_size) {
 }
 
 }  // namespace
+}  // namespace rpsum::net
+
+// The model API's test hooks (model/summarizer.h), implemented where the model runs.
+namespace rpsum::model {
 
 void SetModelFaultHookForTesting(std::function<void(size_t batch_size)> hook) {
-  std::lock_guard<std::mutex> lock(fault_mu);
-  fault_hook = std::move(hook);
-  fault_hook_set.store(static_cast<bool>(fault_hook), std::memory_order_release);
+  std::lock_guard<std::mutex> lock(net::fault_mu);
+  net::fault_hook = std::move(hook);
+  net::fault_hook_set.store(static_cast<bool>(net::fault_hook), std::memory_order_release);
 }
 
 void ThrowModelErrorForTesting(const std::string& message) { TORCH_CHECK(false, message); }
+
+}  // namespace rpsum::model
+
+namespace rpsum::net {
 
 AttentionPlan TokenPlan(const ModelConfig& config, bool local, int64_t k) {
   AttentionPlan p;
@@ -163,4 +181,4 @@ absl::StatusOr<std::vector<DocumentScores>> ScoreDocuments(
   }
 }
 
-}  // namespace rpsum::model
+}  // namespace rpsum::net

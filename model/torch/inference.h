@@ -11,16 +11,16 @@
 #include "model/torch/checkpoint.h"
 #include "model/torch/encoder.h"
 
-namespace rpsum::model {
+namespace rpsum::net {
 
 // Plans for the token layers (k for every head; block-local when `local`) and the sentence
 // layers. The mode comes from each document's own length (IsLocalAttention,
 // IsLocalSentenceAttention), never from a padded batch's.
-AttentionPlan TokenPlan(const ModelConfig& config, bool local, int64_t k);
-AttentionPlan SentencePlan(const ModelConfig& config, bool local);
+AttentionPlan TokenPlan(const model::ModelConfig& config, bool local, int64_t k);
+AttentionPlan SentencePlan(const model::ModelConfig& config, bool local);
 
 // Pads `docs` into one batch on `device`.
-ModelBatch MakeBatch(const std::vector<const PreparedDocument*>& docs, int32_t pad_id,
+ModelBatch MakeBatch(const std::vector<const model::PreparedDocument*>& docs, int32_t pad_id,
                      const at::Device& device);
 
 // Runs the model under inference mode and returns, per document, a probability per kept unit
@@ -30,10 +30,10 @@ ModelBatch MakeBatch(const std::vector<const PreparedDocument*>& docs, int32_t p
 // of memory, bad shapes) become Internal or ResourceExhausted statuses. Thread-compatible per
 // scorer: call from one worker thread at a time per Checkpoint. With `with_states`, each
 // document's unit_states too.
-absl::StatusOr<std::vector<DocumentScores>> ScoreDocuments(
-    const Checkpoint& checkpoint, const std::vector<const PreparedDocument*>& docs, int64_t k,
-    int32_t pad_id, bool with_states = false);
+absl::StatusOr<std::vector<model::DocumentScores>> ScoreDocuments(
+    const Checkpoint& checkpoint, const std::vector<const model::PreparedDocument*>& docs,
+    int64_t k, int32_t pad_id, bool with_states = false);
 
-}  // namespace rpsum::model
+}  // namespace rpsum::net
 
 #endif  // RPSUM_MODEL_TORCH_INFERENCE_H_

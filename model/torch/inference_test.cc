@@ -23,8 +23,18 @@
 #include "testing/source_dir.h"
 #include "testing/word_tokenizer.h"
 
-namespace rpsum::model {
+namespace rpsum::net {
 
+using model::ModelConfig;
+using model::Prepare;
+using model::TruncationPolicy;
+
+using model::ClipDistanceFor;
+using model::DocumentInput;
+using model::DocumentScores;
+using model::PreparedDocument;
+using model::PrepareOptions;
+using model::ServedScores;
 using test::TestSourceDir;
 
 namespace {
@@ -201,4 +211,4 @@ TEST_F(InferenceTest, UnitStatesAreWhatTheHeadReads) {
 }
 
 }  // namespace
-}  // namespace rpsum::model
+}  // namespace rpsum::net

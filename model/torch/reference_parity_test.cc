@@ -15,8 +15,9 @@
 #include "nlohmann/json.hpp"
 #include "testing/source_dir.h"
 
-namespace rpsum::model {
+namespace rpsum::net {
 
+using model::ModelConfig;
 using test::TestSourceDir;
 
 namespace {
@@ -144,4 +145,4 @@ TEST(ReferenceParity, WholeScorerMatchesPython) {
 }
 
 }  // namespace
-}  // namespace rpsum::model
+}  // namespace rpsum::net

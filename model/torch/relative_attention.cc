@@ -14,7 +14,7 @@
 #include <tuple>
 #include <utility>
 
-namespace rpsum::model {
+namespace rpsum::net {
 namespace {
 
 // Masked scores are set to this value rather than -inf, so a query without any valid key
@@ -455,4 +455,4 @@ at::Tensor LocalRelativeAttend(const at::Tensor& q, const at::Tensor& k, const a
       .narrow(2, 0, l);
 }
 
-}  // namespace rpsum::model
+}  // namespace rpsum::net

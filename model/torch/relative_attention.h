@@ -28,7 +28,7 @@
 #include <limits>
 #include <vector>
 
-namespace rpsum::model {
+namespace rpsum::net {
 
 enum class AttentionImpl { kAuto, kComposite, kFused, kDense };
 
@@ -98,6 +98,6 @@ at::Tensor FastDropout(const at::Tensor& x, double p, bool training);
 at::Tensor RelativeIndex(int64_t lq, int64_t lk, const std::vector<int64_t>& head_k,
                          const AttentionGeometry& geometry, const at::Device& device);
 
-}  // namespace rpsum::model
+}  // namespace rpsum::net
 
 #endif  // RPSUM_MODEL_TORCH_RELATIVE_ATTENTION_H_

@@ -9,7 +9,7 @@
 
 #include "gtest/gtest.h"
 
-namespace rpsum::model {
+namespace rpsum::net {
 namespace {
 
 struct Inputs {
@@ -334,4 +334,4 @@ TEST(RelativeAttention, IndexTableIsCachedAndCorrect) {
 }
 
 }  // namespace
-}  // namespace rpsum::model
+}  // namespace rpsum::net

@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
 
-namespace rpsum::model {
+namespace rpsum::net {
 namespace {
 
 using nlohmann::json;
@@ -134,4 +134,4 @@ absl::StatusOr<std::map<std::string, at::Tensor>> ReadSafetensors(const std::str
   return out;
 }
 
-}  // namespace rpsum::model
+}  // namespace rpsum::net

@@ -15,7 +15,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace rpsum::model {
+namespace rpsum::net {
 
 using NamedTensors = std::vector<std::pair<std::string, at::Tensor>>;
 
@@ -29,6 +29,6 @@ absl::Status WriteSafetensors(const std::string& path, const NamedTensors& tenso
 // NotFound. Tensors are on CPU. Thread-safe.
 absl::StatusOr<std::map<std::string, at::Tensor>> ReadSafetensors(const std::string& path);
 
-}  // namespace rpsum::model
+}  // namespace rpsum::net
 
 #endif  // RPSUM_MODEL_TORCH_SAFETENSORS_H_

@@ -11,7 +11,7 @@
 
 #include "gtest/gtest.h"
 
-namespace rpsum::model {
+namespace rpsum::net {
 namespace {
 
 namespace fs = std::filesystem;
@@ -69,4 +69,4 @@ TEST(Safetensors, DamagedFilesAreErrors) {
 }
 
 }  // namespace
-}  // namespace rpsum::model
+}  // namespace rpsum::net

@@ -12,6 +12,11 @@
 #include "model/torch/inference.h"
 
 namespace rpsum::model {
+
+using net::Checkpoint;
+using net::LoadCheckpoint;
+using net::ScoreDocuments;
+
 namespace {
 
 class TorchSummarizer : public Summarizer {

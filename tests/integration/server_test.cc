@@ -64,8 +64,8 @@ std::string MakeTinyCheckpoint() {
     c.clip_policy = {4, 1, 16, {1, 2, 4, 8, 16}, 0};
     c.attention.local_threshold = 256;
     c.attention.local_window = 64;
-    model::ExtractiveScorer scorer(c.architecture);
-    if (!model::SaveCheckpoint(d.string(), c, scorer).ok()) return std::string();
+    net::ExtractiveScorer scorer(c.architecture);
+    if (!net::SaveCheckpoint(d.string(), c, scorer).ok()) return std::string();
     return d.string();
   }();
   return dir;

@@ -64,6 +64,8 @@ def main():
             "train/ns.cc": ("namespace rpsum::model {\n}\n",
                             "train/ns.cc:1: opens namespace rpsum::model; train/ code lives in "
                             "rpsum::train"),
+            "model/torch/net.cc": ("namespace rpsum::model {\n}\n",
+                                   "model/torch/net.cc:1: opens namespace rpsum::model"),
             "testing/fake.h": ("namespace rpsum::server {\n}\n",
                                "testing/fake.h:1: opens namespace rpsum::server"),
             "model/stale.h": ("// Implemented in model/gone.cc.\n",
