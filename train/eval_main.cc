@@ -8,7 +8,9 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -106,6 +108,12 @@ absl::StatusOr<EvalOptions> OptionsFromFlags() {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("Evaluates an rpsum checkpoint and the baselines with ROUGE.");
+  // --help lists this file's flags (abseil's default looks for a file named like the program).
+  absl::FlagsUsageConfig usage;
+  usage.contains_help_flags = [](absl::string_view path) {
+    return absl::EndsWith(path, "train/eval_main.cc");
+  };
+  absl::SetFlagsUsageConfig(usage);
   absl::ParseCommandLine(argc, argv);
   try {
     auto options = rpsum::train::OptionsFromFlags();

@@ -8,6 +8,8 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "model/model_config.h"
@@ -168,6 +170,12 @@ TrainOptions OptionsFromFlags() {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("Trains the rpsum extractive model. Resumable: rerun to continue.");
+  // --help lists this file's flags (abseil's default looks for a file named like the program).
+  absl::FlagsUsageConfig usage;
+  usage.contains_help_flags = [](absl::string_view path) {
+    return absl::EndsWith(path, "train/train_main.cc");
+  };
+  absl::SetFlagsUsageConfig(usage);
   absl::ParseCommandLine(argc, argv);
   try {
     const auto outcome = rpsum::train::Train(rpsum::train::OptionsFromFlags());
