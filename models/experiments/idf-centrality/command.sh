@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# TF-IDF-weighted served centrality (models/experiments/README.md, idf-centrality): document
+# TF-IDF-weighted served centrality (models/experiments/HISTORY.md, idf-centrality): document
 # frequencies over unlabeled/ and the training splits (df.py), then the shipped network on both
 # valid splits with greedy selection (--no_rerank) at centrality weights 0.1, 0.2 and 0.3, with
 # the plain content-word cosine and with its IDF-weighted form (rpsum-eval --idf_file, in the

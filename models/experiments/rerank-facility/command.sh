@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Facility-location coverage as a reranking feature (models/experiments/README.md,
+# Facility-location coverage as a reranking feature (models/experiments/HISTORY.md,
 # rerank-facility): dumps the shipped network's candidates on corpus + corpus-extra train with
 # every unit's state (rpsum-eval --rerank_dump_all_states, in the code at commit 90aec14 only;
 # build that commit), then 5-fold cross-validation against v2.4's design (cv5.py). The dump

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lead-like candidates in v2.4's reranking pool (models/experiments/README.md, rerank-lead):
+# Lead-like candidates in v2.4's reranking pool (models/experiments/HISTORY.md, rerank-lead):
 # dumps the shipped network's candidates on corpus + corpus-extra train with the lead set and
 # the first-plus set added (rpsum-eval --rerank_lead: raw features, kinds, the pool's size),
 # then compares scorers and pools by 5-fold cross-validation (cv4.py, the objective and folds

@@ -4,7 +4,7 @@
 # replaced), fitted by rpsum-eval --fit_rerank on corpus + corpus-extra train on the shipped
 # network. Writes fit-kK.md / .json (the in-sample train scores: greedy and reranked) and the
 # fitted configs (config-kK.json); the valid splits are scored by valid.sh only for a pool
-# that passes the go/no-go on these fits (models/experiments/README.md).
+# that passes the go/no-go on these fits (models/experiments/HISTORY.md).
 #   command.sh [K...]   (default: 10 12)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."  # the checkout

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Token salience as an auxiliary loss (models/experiments/README.md, "Token salience"): v2.3's
+# Token salience as an auxiliary loss (models/experiments/HISTORY.md, "Token salience"): v2.3's
 # fine-tuning exactly as scripts/train-model runs it (its flags, seed 1, from v2.3's pre-trained
 # weights in runs/rpsum-ext-v2-pt) with --salience_weight W: a linear tagger on the token
 # layers' output learns which tokens' pieces the reference uses (pieces in more than 25% of the
