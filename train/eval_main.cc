@@ -6,15 +6,12 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "train/evaluator.h"
+#include "train/tool_main.h"
 
 ABSL_FLAG(std::string, model, "models/rpsum-ext", "checkpoint directory");
 ABSL_FLAG(std::string, data_dir, "../shared/data/corpus", "corpus folders, comma-separated");
@@ -107,14 +104,8 @@ absl::StatusOr<EvalOptions> OptionsFromFlags() {
 }  // namespace rpsum::train
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("Evaluates an rpsum checkpoint and the baselines with ROUGE.");
-  // --help lists this file's flags (abseil's default looks for a file named like the program).
-  absl::FlagsUsageConfig usage;
-  usage.contains_help_flags = [](absl::string_view path) {
-    return absl::EndsWith(path, "train/eval_main.cc");
-  };
-  absl::SetFlagsUsageConfig(usage);
-  absl::ParseCommandLine(argc, argv);
+  rpsum::train::ParseToolFlags(argc, argv,
+                               "Evaluates an rpsum checkpoint and the baselines with ROUGE.");
   try {
     auto options = rpsum::train::OptionsFromFlags();
     absl::Status s = options.ok() ? rpsum::train::Evaluate(*options) : options.status();

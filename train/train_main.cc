@@ -6,13 +6,10 @@
 #include <string>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "model/model_config.h"
+#include "train/tool_main.h"
 #include "train/trainer.h"
 
 ABSL_FLAG(std::string, data_dir, "../shared/data/corpus",
@@ -169,14 +166,8 @@ TrainOptions OptionsFromFlags() {
 }  // namespace rpsum::train
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("Trains the rpsum extractive model. Resumable: rerun to continue.");
-  // --help lists this file's flags (abseil's default looks for a file named like the program).
-  absl::FlagsUsageConfig usage;
-  usage.contains_help_flags = [](absl::string_view path) {
-    return absl::EndsWith(path, "train/train_main.cc");
-  };
-  absl::SetFlagsUsageConfig(usage);
-  absl::ParseCommandLine(argc, argv);
+  rpsum::train::ParseToolFlags(argc, argv,
+                               "Trains the rpsum extractive model. Resumable: rerun to continue.");
   try {
     const auto outcome = rpsum::train::Train(rpsum::train::OptionsFromFlags());
     if (!outcome.ok()) {
