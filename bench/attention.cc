@@ -45,7 +45,7 @@ int Child(const std::string& kind, int64_t l, int runs, int threads) {
     a.heads = 4;
     a.ffn_size = 768;
     a.token_layers = 3;
-    a.sentence_layers = 2;
+    a.unit_layers = 2;
     a.max_clip_distance = 256;
     a.num_features = 6;
     net::ExtractiveScorer m(a);
@@ -54,8 +54,8 @@ int Child(const std::string& kind, int64_t l, int runs, int threads) {
     b.tokens = at::randint(4, 8000, {1, l}, at::kLong);
     b.token_valid = at::ones({1, l}, at::kBool);
     const int64_t s = std::max<int64_t>(1, l / 25);
-    b.sentence_pos = (at::arange(s, at::kLong) * 25).view({1, s});
-    b.sentence_valid = at::ones({1, s}, at::kBool);
+    b.unit_pos = (at::arange(s, at::kLong) * 25).view({1, s});
+    b.unit_valid = at::ones({1, s}, at::kBool);
     b.features = at::rand({1, s, 6});
     const bool local = l > 1024;
     const net::AttentionPlan tp{{64, 64, 64, 64}, local, 256, AttentionImpl::kAuto};

@@ -1,4 +1,4 @@
-// bench-model: the whole model's forward (the shipped shape: 3 token layers and 2 sentence
+// bench-model: the whole model's forward (the shipped shape: 3 token layers and 2 unit
 // layers of d=192, 4 heads) by document length, 1k to 32k tokens: block-local attention past
 // the threshold (what the server runs) against full attention, the dynamic clip distance (the
 // shipped policy: k=16 at these lengths) against a fixed k=256 (the table's maximum). Reports
@@ -37,8 +37,8 @@
 namespace rpsum::bench {
 namespace {
 
-constexpr int64_t kHidden = 192, kHeads = 4, kFfn = 768, kTokenLayers = 3, kSentenceLayers = 2;
-constexpr int64_t kLocalThreshold = 1024, kWindow = 256, kSentenceWindow = 128;
+constexpr int64_t kHidden = 192, kHeads = 4, kFfn = 768, kTokenLayers = 3, kUnitLayers = 2;
+constexpr int64_t kLocalThreshold = 1024, kWindow = 256, kUnitWindow = 128;
 constexpr int64_t kTokensPerUnit = 25;
 
 // Model FLOPs (what the model's math needs, not what a kernel happens to compute): query-key
@@ -59,10 +59,8 @@ double LayerFlops(double n, double pairs, double k) {
 double ForwardFlops(int64_t l, bool local, int64_t k) {
   const int64_t s = std::max<int64_t>(1, l / kTokensPerUnit);
   const double token_pairs = local && l > kLocalThreshold ? BandPairs(l, kWindow) : 1.0 * l * l;
-  const double sent_pairs =
-      local && s > kLocalThreshold ? BandPairs(s, kSentenceWindow) : 1.0 * s * s;
-  return kTokenLayers * LayerFlops(l, token_pairs, k) +
-         kSentenceLayers * LayerFlops(s, sent_pairs, 16);
+  const double sent_pairs = local && s > kLocalThreshold ? BandPairs(s, kUnitWindow) : 1.0 * s * s;
+  return kTokenLayers * LayerFlops(l, token_pairs, k) + kUnitLayers * LayerFlops(s, sent_pairs, 16);
 }
 
 // One row of a side-by-side table, "| tokens | first ms | second ms | ratio |", and its JSON
@@ -88,9 +86,9 @@ net::ModelBatch RandomDocuments(int64_t l, int64_t vocab, int64_t nb = 1) {
   net::ModelBatch b;
   b.tokens = at::randint(4, vocab, {nb, l}, at::kLong);
   b.token_valid = at::ones({nb, l}, at::kBool);
-  b.sentence_pos =
+  b.unit_pos =
       (at::arange(s, at::kLong) * kTokensPerUnit).view({1, s}).expand({nb, s}).contiguous();
-  b.sentence_valid = at::ones({nb, s}, at::kBool);
+  b.unit_valid = at::ones({nb, s}, at::kBool);
   b.features = at::rand({nb, s, model::kNumFeatures});
   return b;
 }
@@ -123,10 +121,10 @@ int CompareChild(int64_t l, int runs, int threads) {
   for (int r = 0; r <= runs; ++r) {
     for (int m = 0; m < 2; ++m) {
       const model::ModelConfig& c = cks[m].config;
-      const int64_t s = b.sentence_valid.size(1);
+      const int64_t s = b.unit_valid.size(1);
       const net::AttentionPlan tp =
           net::TokenPlan(c, model::IsLocalAttention(c, l), model::ClipDistanceFor(c, l));
-      const net::AttentionPlan sp = net::SentencePlan(c, model::IsLocalSentenceAttention(c, s));
+      const net::AttentionPlan sp = net::UnitPlan(c, model::IsLocalUnitAttention(c, s));
       const auto t0 = std::chrono::steady_clock::now();
       at::Tensor out = cks[m].scorer->forward(b, tp, sp);
       const double dt =
@@ -190,7 +188,7 @@ int Child(const std::string& kind, int64_t l, int64_t k, int runs, int threads) 
     a.heads = kHeads;
     a.ffn_size = kFfn;
     a.token_layers = kTokenLayers;
-    a.sentence_layers = kSentenceLayers;
+    a.unit_layers = kUnitLayers;
     a.max_clip_distance = 256;
     a.num_features = 6;
     net::ExtractiveScorer m(a);
@@ -200,7 +198,7 @@ int Child(const std::string& kind, int64_t l, int64_t k, int runs, int threads) 
     const char* batch_env = std::getenv("RPSUM_BENCH_BATCH");
     const int64_t nb = batch_env != nullptr ? std::max(1, std::atoi(batch_env)) : 1;
     const net::ModelBatch b = RandomDocuments(l, a.vocab_size, nb);
-    const int64_t s = b.sentence_valid.size(1);
+    const int64_t s = b.unit_valid.size(1);
     // "local" and "full" run what the server runs (the tiled band kernel); "local-fused" runs
     // the fused autograd kernel the training uses (the server's kernel before the band one);
     // "pair" alternates the two (below).
@@ -210,7 +208,7 @@ int Child(const std::string& kind, int64_t l, int64_t k, int runs, int threads) 
     const net::AttentionPlan tp{std::vector<int64_t>(kHeads, k), local && l > kLocalThreshold,
                                 kWindow, impl};
     const net::AttentionPlan sp{std::vector<int64_t>(kHeads, 16), local && s > kLocalThreshold,
-                                kSentenceWindow, impl};
+                                kUnitWindow, impl};
     if (kind == "pair") {
       // The band kernel and the fused kernel on the same model and input, alternated run by
       // run, so that the machine's drift hits both alike. Prints "band_median 0 fused_median".

@@ -65,8 +65,8 @@ int main(int argc, char** argv) {
   const std::string base = ReadFile(argv[2]);
   rpsum::model::PrepareOptions before;
   before.max_input_tokens = 1 << 20;
-  before.max_sentences = 1 << 20;
-  before.max_tokens_per_sentence = config->tokenizer.max_tokens_per_sentence;
+  before.max_units = 1 << 20;
+  before.max_tokens_per_unit = config->tokenizer.max_tokens_per_unit;
   rpsum::model::PrepareOptions after = before;
   after.columns = rpsum::model::FeatureColumnsRead(*config);
   const bool budget = after.columns[rpsum::model::kFeatureBudgetWords] ||

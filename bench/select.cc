@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
     input.document = doc;
     rpsum::model::PrepareOptions o;
     o.max_input_tokens = 1 << 20;
-    o.max_sentences = 1 << 20;
+    o.max_units = 1 << 20;
     auto p = rpsum::model::Prepare(input, tok, o);
     if (!p.ok()) return 1;
     std::vector<std::string_view> texts;

@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
   a.hidden_size = std::getenv("D") ? std::atoi(std::getenv("D")) : 192;
   a.ffn_size = 4 * a.hidden_size;
   a.token_layers = std::getenv("NL") ? std::atoi(std::getenv("NL")) : 3;
-  a.sentence_layers = 2;
+  a.unit_layers = 2;
   a.max_clip_distance = 256;
   rpsum::net::ExtractiveScorer m(a);
   m->train();
@@ -39,8 +39,8 @@ int main(int argc, char** argv) {
       b.tokens = at::randint(0, 8000, {1, l}, at::kLong);
       b.token_valid = at::ones({1, l}, at::kBool);
       const int64_t s = l / 24;
-      b.sentence_pos = (at::arange(s, at::kLong) * 24).view({1, s});
-      b.sentence_valid = at::ones({1, s}, at::kBool);
+      b.unit_pos = (at::arange(s, at::kLong) * 24).view({1, s});
+      b.unit_valid = at::ones({1, s}, at::kBool);
       b.features = at::rand({1, s, 6});
       AttentionPlan tp{{64, 64, 64, 64}, mode == 1, 256, AttentionImpl::kAuto};
       AttentionPlan sp{{16, 16, 16, 16}, false, 0, AttentionImpl::kAuto};

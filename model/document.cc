@@ -175,10 +175,10 @@ void SplitSentences(std::string_view text, uint64_t b, uint64_t e, UnitKind kind
     uint64_t ub = start, ue = end;
     Trim(text, &ub, &ue);
     if (end < e && ub < ue) {
-      const std::string_view sentence = text.substr(ub, ue - ub);
-      size_t t = sentence.size();  // the terminator, before closing quotes and brackets
-      while (t > 1 && std::strchr(")]\"'", sentence[t - 1]) != nullptr) --t;
-      const char term = sentence[t - 1];
+      const std::string_view segment = text.substr(ub, ue - ub);
+      size_t t = segment.size();  // the terminator, before closing quotes and brackets
+      while (t > 1 && std::strchr(")]\"'", segment[t - 1]) != nullptr) --t;
+      const char term = segment[t - 1];
       const bool ascii_term = term == '.' || term == '!' || term == '?';
       const bool no_space = ue == end;  // nothing trimmed: the next segment starts right here
       uint64_t next = end;
@@ -189,9 +189,9 @@ void SplitSentences(std::string_view text, uint64_t b, uint64_t e, UnitKind kind
       const bool weak_next = c < 0x80 && std::isupper(c) == 0 && std::isdigit(c) == 0 &&
                              std::strchr("\"'([`", c) == nullptr;
       bool keep_going = (ascii_term && no_space) || ((term == '!' || term == '?') && weak_next) ||
-                        EndsWithAbbreviation(sentence) || IsMarkerOnly(sentence);
-      if (!keep_going && ParenDepth(sentence) > 0) {
-        int depth = ParenDepth(sentence);
+                        EndsWithAbbreviation(segment) || IsMarkerOnly(segment);
+      if (!keep_going && ParenDepth(segment) > 0) {
+        int depth = ParenDepth(segment);
         for (size_t j = i + 1; j < ends.size() && j <= i + kParenLookahead && depth > 0; ++j) {
           depth += ParenDepth(text.substr(ends[j - 1], ends[j] - ends[j - 1]));
         }
@@ -357,26 +357,26 @@ absl::Status CheckDocumentBytes(uint64_t bytes, uint64_t max_document_bytes) {
 
 std::string_view PreparedDocument::UnitText(const DocumentInput& in, int32_t unit) const {
   const Unit& u = units[unit];
-  const std::string_view src = in.presplit ? in.sentences[u.input_index] : in.document;
+  const std::string_view src = in.presplit ? in.units[u.input_index] : in.document;
   return src.substr(u.begin, u.end - u.begin);
 }
 
 namespace {
 
-// The units of sentences the caller split: one per sentence, each validated.
-absl::StatusOr<std::vector<Unit>> PresplitUnits(const std::vector<std::string_view>& sentences,
+// The units the caller split (the API's pre-split `sentences`): one per entry, each validated.
+absl::StatusOr<std::vector<Unit>> PresplitUnits(const std::vector<std::string_view>& presplit,
                                                 const PrepareOptions& opt) {
-  if (sentences.empty()) return Invalid("sentences is empty: send at least one sentence");
+  if (presplit.empty()) return Invalid("sentences is empty: send at least one sentence");
   uint64_t total = 0;
-  for (const std::string_view s : sentences) total += s.size();
+  for (const std::string_view s : presplit) total += s.size();
   if (total > opt.max_document_bytes) {
     return Invalid(absl::StrCat("sentences total ", total, " bytes; the limit is ",
                                 opt.max_document_bytes, " (max_document_bytes)"));
   }
   std::vector<Unit> units;
-  units.reserve(sentences.size());
-  for (size_t i = 0; i < sentences.size(); ++i) {
-    const std::string_view s = sentences[i];
+  units.reserve(presplit.size());
+  for (size_t i = 0; i < presplit.size(); ++i) {
+    const std::string_view s = presplit[i];
     const std::string name = absl::StrCat("sentences[", i, "]");
     if (absl::Status st = ValidateText(s, name); !st.ok()) return st;
     uint64_t b = 0, e = s.size();
@@ -412,7 +412,7 @@ absl::StatusOr<std::vector<char>> ChooseKept(const std::vector<int64_t>& cost, i
                                              const PrepareOptions& opt) {
   const int64_t n = static_cast<int64_t>(cost.size());
   const bool over_tokens = tokens > opt.max_input_tokens;
-  const bool over_units = n > opt.max_sentences;
+  const bool over_units = n > opt.max_units;
   if (!over_tokens && !over_units) return std::vector<char>(n, 1);
   if (opt.truncation == TruncationPolicy::kReject) {
     if (over_tokens) {
@@ -420,13 +420,13 @@ absl::StatusOr<std::vector<char>> ChooseKept(const std::vector<int64_t>& cost, i
                                   opt.max_input_tokens,
                                   " (max_input_tokens): send less, or allow truncation"));
     }
-    return Invalid(absl::StrCat("input has ", n, " sentences; the limit is ", opt.max_sentences,
+    return Invalid(absl::StrCat("input has ", n, " sentences; the limit is ", opt.max_units,
                                 " (max_sentences): send less, or allow truncation"));
   }
   std::vector<char> keep(n, 0);
   const bool tail = opt.truncation == TruncationPolicy::kHeadAndTail;
   const int64_t head_tokens = tail ? opt.max_input_tokens * 2 / 3 : opt.max_input_tokens;
-  const int64_t head_units = tail ? opt.max_sentences * 2 / 3 : opt.max_sentences;
+  const int64_t head_units = tail ? opt.max_units * 2 / 3 : opt.max_units;
   int64_t used = 0, count = 0, i = 0;
   for (; i < n && used + cost[i] <= head_tokens && count < head_units; ++i) {
     keep[i] = 1;
@@ -435,7 +435,7 @@ absl::StatusOr<std::vector<char>> ChooseKept(const std::vector<int64_t>& cost, i
   }
   if (tail) {
     for (int64_t j = n - 1;
-         j >= i && used + cost[j] <= opt.max_input_tokens && count < opt.max_sentences; --j) {
+         j >= i && used + cost[j] <= opt.max_input_tokens && count < opt.max_units; --j) {
       keep[j] = 1;
       used += cost[j];
       ++count;
@@ -458,12 +458,12 @@ absl::StatusOr<PreparedDocument> Prepare(const DocumentInput& in, const Tokenize
   if (absl::Status s = ValidateText(in.title, "title"); !s.ok()) return s;
   PreparedDocument out;
   {
-    auto units = in.presplit ? PresplitUnits(in.sentences, opt) : DocumentUnits(in.document, opt);
+    auto units = in.presplit ? PresplitUnits(in.units, opt) : DocumentUnits(in.document, opt);
     if (!units.ok()) return units.status();
     out.units = *std::move(units);
   }
 
-  // Tokenize every unit; a unit costs its marker plus at most max_tokens_per_sentence pieces.
+  // Tokenize every unit; a unit costs its marker plus at most max_tokens_per_unit pieces.
   const int64_t n = static_cast<int64_t>(out.units.size());
   std::vector<std::vector<int32_t>> pieces(n);
   std::vector<int64_t> cost(n);
@@ -472,8 +472,8 @@ absl::StatusOr<PreparedDocument> Prepare(const DocumentInput& in, const Tokenize
     if (!tokenizer.Encode(out.UnitText(in, static_cast<int32_t>(i)), &pieces[i], &error)) {
       return absl::InternalError(absl::StrCat("tokenizer failed on unit ", i, ": ", error));
     }
-    if (static_cast<int64_t>(pieces[i].size()) > opt.max_tokens_per_sentence) {
-      pieces[i].resize(opt.max_tokens_per_sentence);
+    if (static_cast<int64_t>(pieces[i].size()) > opt.max_tokens_per_unit) {
+      pieces[i].resize(opt.max_tokens_per_unit);
     }
     cost[i] = 1 + static_cast<int64_t>(pieces[i].size());
     out.untruncated_tokens += cost[i];

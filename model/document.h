@@ -70,22 +70,23 @@ enum class TruncationPolicy { kReject, kHead, kHeadAndTail };
 
 struct PrepareOptions {
   // Limits (the server's flags). Exceeding max_document_bytes is always an error; exceeding
-  // max_input_tokens or max_sentences follows `truncation`.
+  // max_input_tokens or max_units follows `truncation`.
   uint64_t max_document_bytes = 5u << 20;
   int64_t max_input_tokens = 32768;
-  int64_t max_sentences = 4096;
+  int64_t max_units = 4096;
   // Tokens kept per unit after its marker (the model config's value).
-  int64_t max_tokens_per_sentence = 64;
+  int64_t max_tokens_per_unit = 64;
   TruncationPolicy truncation = TruncationPolicy::kReject;
   // The feature columns Prepare computes (model/model_config.h FeatureColumnsRead for a served
   // checkpoint); the others stay 0. All of them by default: training and evaluation.
   std::bitset<kNumFeatures> columns = std::bitset<kNumFeatures>().set();
 };
 
-// What the client sent: a document, or pre-split sentences (exactly one), and a title.
+// What the client sent: a document, or its units already split (the API's pre-split
+// `sentences`; exactly one of the two), and a title.
 struct DocumentInput {
   std::string_view document;
-  std::vector<std::string_view> sentences;
+  std::vector<std::string_view> units;
   bool presplit = false;
   std::string_view title;
 };

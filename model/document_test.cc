@@ -247,16 +247,16 @@ TEST_F(PrepareTest, BadInputsGetPreciseErrors) {
   expect(Doc("One sentence here. Another sentence here. A third one too.", few).status(),
          "the limit is 12 (max_input_tokens)");
   few.max_input_tokens = 1000;
-  few.max_sentences = 2;
+  few.max_units = 2;
   expect(Doc("One sentence here. Another sentence here. A third one too.", few).status(),
          "has 3 sentences; the limit is 2");
 
   DocumentInput split;
   split.presplit = true;
   expect(Prepare(split, *tokenizer_, {}).status(), "sentences is empty");
-  split.sentences = {"A fine sentence.", "  "};
+  split.units = {"A fine sentence.", "  "};
   expect(Prepare(split, *tokenizer_, {}).status(), "sentences[1] is empty");
-  split.sentences = {"A fine sentence.", "bad \xc3("};
+  split.units = {"A fine sentence.", "bad \xc3("};
   expect(Prepare(split, *tokenizer_, {}).status(), "sentences[1] is not valid UTF-8");
   DocumentInput titled;
   titled.document = "Fine.";
@@ -268,7 +268,7 @@ TEST_F(PrepareTest, TruncationPolicies) {
   std::string doc;
   for (int i = 0; i < 30; ++i) doc += "Sentence number " + std::to_string(i) + " is here.\n";
   PrepareOptions o;
-  o.max_sentences = 9;
+  o.max_units = 9;
   o.truncation = TruncationPolicy::kHead;
   auto head = Doc(doc, o);
   ASSERT_TRUE(head.ok()) << head.status();
@@ -297,7 +297,7 @@ TEST_F(PrepareTest, ModelInputLayoutAndFeatures) {
   in.document = "Relative attention\nRelative attention helps long documents. It is cheap.";
   in.title = "Relative attention";
   PrepareOptions o;
-  o.max_tokens_per_sentence = 3;
+  o.max_tokens_per_unit = 3;
   auto p = Prepare(in, *tokenizer_, o);
   ASSERT_TRUE(p.ok());
   ASSERT_EQ(p->kept.size(), 3u);

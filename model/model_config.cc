@@ -114,10 +114,9 @@ absl::Status ValidateArchitecture(const Architecture& a) {
   }
   RPSUM_RETURN_IF_ERROR(Range("architecture.ffn_size", a.ffn_size, 1, 1 << 16));
   RPSUM_RETURN_IF_ERROR(Range("architecture.token_layers", a.token_layers, 0, 64));
-  RPSUM_RETURN_IF_ERROR(Range("architecture.sentence_layers", a.sentence_layers, 0, 64));
+  RPSUM_RETURN_IF_ERROR(Range("architecture.unit_layers", a.unit_layers, 0, 64));
   RPSUM_RETURN_IF_ERROR(Range("architecture.max_clip_distance", a.max_clip_distance, 1, 4096));
-  RPSUM_RETURN_IF_ERROR(
-      Range("architecture.sentence_clip_distance", a.sentence_clip_distance, 1, 4096));
+  RPSUM_RETURN_IF_ERROR(Range("architecture.unit_clip_distance", a.unit_clip_distance, 1, 4096));
   RPSUM_RETURN_IF_ERROR(Range("architecture.num_features", a.num_features, 0, kNumFeatures));
   if (!a.feature_columns.empty()) {
     if (static_cast<int64_t>(a.feature_columns.size()) != a.num_features) {
@@ -170,11 +169,10 @@ absl::Status ValidateServing(const ModelConfig& config) {
   RPSUM_RETURN_IF_ERROR(Range("attention.local_threshold", t.local_threshold, 1, 1 << 24));
   RPSUM_RETURN_IF_ERROR(Range("attention.local_window", t.local_window, 1, 1 << 16));
   RPSUM_RETURN_IF_ERROR(
-      Range("attention.sentence_local_threshold", t.sentence_local_threshold, 1, 1 << 24));
+      Range("attention.unit_local_threshold", t.unit_local_threshold, 1, 1 << 24));
+  RPSUM_RETURN_IF_ERROR(Range("attention.unit_local_window", t.unit_local_window, 1, 1 << 16));
   RPSUM_RETURN_IF_ERROR(
-      Range("attention.sentence_local_window", t.sentence_local_window, 1, 1 << 16));
-  RPSUM_RETURN_IF_ERROR(Range("tokenizer.max_tokens_per_sentence",
-                              config.tokenizer.max_tokens_per_sentence, 1, 1 << 16));
+      Range("tokenizer.max_tokens_per_unit", config.tokenizer.max_tokens_per_unit, 1, 1 << 16));
   return absl::OkStatus();
 }
 
@@ -218,19 +216,19 @@ absl::Status ModelConfig::Validate() const {
 namespace {
 
 absl::Status ReadArchitecture(const json& a, Architecture* r) {
-  RPSUM_RETURN_IF_ERROR(CheckKeys(
-      a, "architecture",
-      {"vocab_size", "hidden_size", "heads", "ffn_size", "token_layers", "sentence_layers",
-       "max_clip_distance", "sentence_clip_distance", "num_features", "feature_columns", "dropout",
-       "head_clip_multipliers", "positions", "max_positions"}));
+  RPSUM_RETURN_IF_ERROR(
+      CheckKeys(a, "architecture",
+                {"vocab_size", "hidden_size", "heads", "ffn_size", "token_layers", "unit_layers",
+                 "max_clip_distance", "unit_clip_distance", "num_features", "feature_columns",
+                 "dropout", "head_clip_multipliers", "positions", "max_positions"}));
   Read(a, "vocab_size", &r->vocab_size);
   Read(a, "hidden_size", &r->hidden_size);
   Read(a, "heads", &r->heads);
   Read(a, "ffn_size", &r->ffn_size);
   Read(a, "token_layers", &r->token_layers);
-  Read(a, "sentence_layers", &r->sentence_layers);
+  Read(a, "unit_layers", &r->unit_layers);
   Read(a, "max_clip_distance", &r->max_clip_distance);
-  Read(a, "sentence_clip_distance", &r->sentence_clip_distance);
+  Read(a, "unit_clip_distance", &r->unit_clip_distance);
   Read(a, "num_features", &r->num_features);
   Read(a, "feature_columns", &r->feature_columns);
   Read(a, "dropout", &r->dropout);
@@ -256,17 +254,17 @@ absl::Status ReadServing(const json& j, ModelConfig* c) {
     const json& t = j.at("attention");
     RPSUM_RETURN_IF_ERROR(CheckKeys(
         t, "attention",
-        {"local_threshold", "local_window", "sentence_local_threshold", "sentence_local_window"}));
+        {"local_threshold", "local_window", "unit_local_threshold", "unit_local_window"}));
     Read(t, "local_threshold", &c->attention.local_threshold);
     Read(t, "local_window", &c->attention.local_window);
-    Read(t, "sentence_local_threshold", &c->attention.sentence_local_threshold);
-    Read(t, "sentence_local_window", &c->attention.sentence_local_window);
+    Read(t, "unit_local_threshold", &c->attention.unit_local_threshold);
+    Read(t, "unit_local_window", &c->attention.unit_local_window);
   }
   if (j.contains("tokenizer")) {
     const json& t = j.at("tokenizer");
-    RPSUM_RETURN_IF_ERROR(CheckKeys(t, "tokenizer", {"file", "max_tokens_per_sentence"}));
+    RPSUM_RETURN_IF_ERROR(CheckKeys(t, "tokenizer", {"file", "max_tokens_per_unit"}));
     Read(t, "file", &c->tokenizer.file);
-    Read(t, "max_tokens_per_sentence", &c->tokenizer.max_tokens_per_sentence);
+    Read(t, "max_tokens_per_unit", &c->tokenizer.max_tokens_per_unit);
   }
   if (j.contains("weights")) {
     const json& w = j.at("weights");
@@ -310,6 +308,25 @@ absl::Status ReadScoring(const json& s, ScoringConfig* scoring) {
   return absl::OkStatus();
 }
 
+// Format 1 named the unit-level settings after sentences; format 2 after units.
+json UpgradeFormat1(json j) {
+  const auto rename = [&j](const char* section, const char* from, const char* to) {
+    if (!j.contains(section) || !j.at(section).is_object()) return;
+    json& s = j.at(section);
+    if (auto it = s.find(from); it != s.end()) {
+      s[to] = *it;
+      s.erase(from);
+    }
+  };
+  rename("architecture", "sentence_layers", "unit_layers");
+  rename("architecture", "sentence_clip_distance", "unit_clip_distance");
+  rename("attention", "sentence_local_threshold", "unit_local_threshold");
+  rename("attention", "sentence_local_window", "unit_local_window");
+  rename("tokenizer", "max_tokens_per_sentence", "max_tokens_per_unit");
+  j["format_version"] = ModelConfig::kFormatVersion;
+  return j;
+}
+
 }  // namespace
 
 absl::StatusOr<ModelConfig> ModelConfig::FromJson(std::string_view text) {
@@ -325,6 +342,7 @@ absl::StatusOr<ModelConfig> ModelConfig::FromJson(std::string_view text) {
           "config.json: 'format' must be \"rpsum-checkpoint\"; this is not an rpsum model");
     }
     const int version = j.value("format_version", -1);
+    if (version == 1) return FromJson(UpgradeFormat1(j).dump());
     if (version != kFormatVersion) {
       return absl::InvalidArgumentError(absl::StrCat("config.json: format_version ", version,
                                                      " is not supported (this rpsum reads ",
@@ -357,9 +375,9 @@ std::string ModelConfig::ToJson() const {
                        {"heads", a.heads},
                        {"ffn_size", a.ffn_size},
                        {"token_layers", a.token_layers},
-                       {"sentence_layers", a.sentence_layers},
+                       {"unit_layers", a.unit_layers},
                        {"max_clip_distance", a.max_clip_distance},
-                       {"sentence_clip_distance", a.sentence_clip_distance},
+                       {"unit_clip_distance", a.unit_clip_distance},
                        {"num_features", a.num_features},
                        {"dropout", a.dropout},
                        {"head_clip_multipliers", a.head_clip_multipliers}};
@@ -372,10 +390,10 @@ std::string ModelConfig::ToJson() const {
                       {"fixed", clip_policy.fixed}, {"describe", clip_policy.Describe()}};
   j["attention"] = {{"local_threshold", attention.local_threshold},
                     {"local_window", attention.local_window},
-                    {"sentence_local_threshold", attention.sentence_local_threshold},
-                    {"sentence_local_window", attention.sentence_local_window}};
+                    {"unit_local_threshold", attention.unit_local_threshold},
+                    {"unit_local_window", attention.unit_local_window}};
   j["tokenizer"] = {{"file", tokenizer.file},
-                    {"max_tokens_per_sentence", tokenizer.max_tokens_per_sentence}};
+                    {"max_tokens_per_unit", tokenizer.max_tokens_per_unit}};
   j["scoring"] = {{"centrality_weight", scoring.centrality_weight}};
   if (scoring.rerank.top_k > 0) {
     json w = json::object();

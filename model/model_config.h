@@ -40,18 +40,18 @@ struct Architecture {
   int64_t heads = 4;
   int64_t ffn_size = 1024;
   int64_t token_layers = 4;
-  int64_t sentence_layers = 2;
+  int64_t unit_layers = 2;
   // Half-width K of the token-level relative tables (2K+1 rows): the largest clip distance.
   int64_t max_clip_distance = 64;
-  // Half-width of the sentence-level tables; sentence layers use this k.
-  int64_t sentence_clip_distance = 16;
-  // Unit features fed to the sentence layers: the first num_features of kNumFeatures, or, when
+  // Half-width of the unit-level tables; unit layers use this k.
+  int64_t unit_clip_distance = 16;
+  // Unit features fed to the unit layers: the first num_features of kNumFeatures, or, when
   // feature_columns (below) is not empty, those columns (num_features of them, in that order).
   int64_t num_features = kNumFeaturesV1;
   double dropout = 0.1;
   // Layered clipping: head h uses min(k * head_clip_multipliers[h], K). Empty: all heads k.
   std::vector<int64_t> head_clip_multipliers;
-  // The feature columns the sentence layers read (see num_features); empty: the first ones.
+  // The feature columns the unit layers read (see num_features); empty: the first ones.
   std::vector<int64_t> feature_columns;
   // Where the network learns order from (docs/design.md, section 3): "relative" (the
   // shipped model: relative keys and values, no absolute positions); "sinusoidal" or "learned"
@@ -82,15 +82,15 @@ struct AttentionConfig {
   // Token sequences longer than this use block-local attention of +-local_window tokens.
   int64_t local_threshold = 2048;
   int64_t local_window = 256;
-  // The same for the sentence layers, counted in sentences.
-  int64_t sentence_local_threshold = 1024;
-  int64_t sentence_local_window = 128;
+  // The same for the unit layers, counted in units.
+  int64_t unit_local_threshold = 1024;
+  int64_t unit_local_window = 128;
 };
 
 struct TokenizerConfig {
   std::string file = "tokenizer.model";
   // Tokens kept per unit after its start marker; longer units are cut.
-  int64_t max_tokens_per_sentence = 64;
+  int64_t max_tokens_per_unit = 64;
 };
 
 // Summary-level reranking (docs/design.md, section 2, "Select"): the feature names, in the
@@ -148,7 +148,9 @@ struct ScoringConfig {
 };
 
 struct ModelConfig {
-  static constexpr int kFormatVersion = 1;
+  // Format 2 names the unit-level settings unit_*; format 1 (models written before 2026-12)
+  // named them sentence_* and is still read.
+  static constexpr int kFormatVersion = 2;
 
   std::string name = "rpsum-ext";
   std::string version = "0";

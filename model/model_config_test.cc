@@ -109,8 +109,12 @@ TEST(ModelConfig, RejectsWhatItDoesNotUnderstand) {
   auto code = [](const std::string& text) { return ModelConfig::FromJson(text).status(); };
   EXPECT_EQ(code("{not json").code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(code("{}").code(), absl::StatusCode::kInvalidArgument);  // no format
-  const auto v2 = code(R"({"format":"rpsum-checkpoint","format_version":2})");
-  EXPECT_NE(v2.message().find("format_version 2"), std::string::npos) << v2;
+  const auto v3 = code(R"({"format":"rpsum-checkpoint","format_version":3})");
+  EXPECT_NE(v3.message().find("format_version 3"), std::string::npos) << v3;
+  // Format 2 names the unit-level settings unit_*; a sentence_* key is format 1's.
+  const auto old_key = code(
+      R"({"format":"rpsum-checkpoint","format_version":2,"architecture":{"sentence_layers":1}})");
+  EXPECT_NE(old_key.message().find("architecture.sentence_layers"), std::string::npos) << old_key;
   const auto unknown =
       code(R"({"format":"rpsum-checkpoint","format_version":1,"architecture":{"rope":1}})");
   EXPECT_NE(unknown.message().find("architecture.rope"), std::string::npos) << unknown;
@@ -131,6 +135,31 @@ TEST(ModelConfig, RejectsWhatItDoesNotUnderstand) {
       code(absl::StrCat(R"({"format":"rpsum-checkpoint","format_version":1,)",
                         R"("architecture":{"num_features":)", kNumFeatures + 1, "}}"));
   EXPECT_NE(features.message().find("architecture.num_features"), std::string::npos) << features;
+}
+
+// Format 1 (models written before 2026-12, models/rpsum-ext-v1) named the unit-level settings
+// after sentences: they are read as format 2's unit_* settings, and written back as format 2.
+TEST(ModelConfig, ReadsFormat1SentenceKeysAsUnitKeys) {
+  const auto old = ModelConfig::FromJson(
+      R"({"format":"rpsum-checkpoint","format_version":1,)"
+      R"("architecture":{"sentence_layers":3,"sentence_clip_distance":8},)"
+      R"("attention":{"sentence_local_threshold":500,"sentence_local_window":50},)"
+      R"("tokenizer":{"max_tokens_per_sentence":40}})");
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(old->architecture.unit_layers, 3);
+  EXPECT_EQ(old->architecture.unit_clip_distance, 8);
+  EXPECT_EQ(old->attention.unit_local_threshold, 500);
+  EXPECT_EQ(old->attention.unit_local_window, 50);
+  EXPECT_EQ(old->tokenizer.max_tokens_per_unit, 40);
+  const std::string text = old->ToJson();
+  EXPECT_NE(text.find("\"format_version\": 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"unit_layers\": 3"), std::string::npos) << text;
+  EXPECT_EQ(text.find("sentence"), std::string::npos) << text;
+  // A format-1 config's other keys are checked as before.
+  const auto unknown = ModelConfig::FromJson(
+      R"({"format":"rpsum-checkpoint","format_version":1,"attention":{"sentence_window":5}})");
+  EXPECT_NE(unknown.status().message().find("attention.sentence_window"), std::string::npos)
+      << unknown.status();
 }
 
 // architecture.feature_columns: which feature columns the network reads, in order. Written only

@@ -44,7 +44,7 @@ double BudgetWords(const Budget& budget, const PreparedDocument& doc) {
       return budget.value;
     case Budget::Kind::kRatio:
       return std::max(1.0, budget.value * static_cast<double>(doc.total_words));
-    case Budget::Kind::kSentences:
+    case Budget::Kind::kUnits:
       break;
   }
   int64_t words = 0, units = 0, all_words = 0;
@@ -73,7 +73,7 @@ std::vector<int32_t> SelectByScore(const std::vector<float>& scores,
   const int64_t total_words = std::accumulate(words.begin(), words.end(), int64_t{0});
   double limit = o.budget.value;
   if (o.budget.kind == Budget::Kind::kRatio) limit = std::max(1.0, o.budget.value * total_words);
-  const bool by_words = o.budget.kind != Budget::Kind::kSentences;
+  const bool by_words = o.budget.kind != Budget::Kind::kUnits;
 
   std::vector<int32_t> chosen;
   std::set<Trigram> seen;

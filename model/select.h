@@ -14,7 +14,7 @@
 namespace rpsum::model {
 
 struct Budget {
-  enum class Kind { kWords, kSentences, kRatio };
+  enum class Kind { kWords, kUnits, kRatio };
   Kind kind = Kind::kWords;
   double value = 100;  // words, sentences, or a fraction of the input's words
 };

@@ -25,7 +25,7 @@ TEST(Select, BudgetsAndTrigramBlocking) {
   EXPECT_EQ(SelectByScore(scores, texts, words, o), (std::vector<int32_t>{0, 2}));
   o.trigram_blocking = false;
   EXPECT_EQ(SelectByScore(scores, texts, words, o), (std::vector<int32_t>{0, 1}));
-  o.budget = {Budget::Kind::kSentences, 3};
+  o.budget = {Budget::Kind::kUnits, 3};
   EXPECT_EQ(SelectByScore(scores, texts, words, o), (std::vector<int32_t>{0, 1, 2}));
   o.budget = {Budget::Kind::kWords, 1};  // the first unit always comes back
   EXPECT_EQ(SelectByScore(scores, texts, words, o), (std::vector<int32_t>{0}));
@@ -66,10 +66,10 @@ TEST(Select, BudgetWords) {
   EXPECT_EQ(BudgetWords({Budget::Kind::kWords, 7}, d.prepared), 7);
   EXPECT_EQ(BudgetWords({Budget::Kind::kRatio, 0.5}, d.prepared), 6.5);
   EXPECT_EQ(BudgetWords({Budget::Kind::kRatio, 0.01}, d.prepared), 1);  // at least one word
-  EXPECT_EQ(BudgetWords({Budget::Kind::kSentences, 3}, d.prepared), 7.5);
+  EXPECT_EQ(BudgetWords({Budget::Kind::kUnits, 3}, d.prepared), 7.5);
   const Doc headings = PrepareText("# Alpha beta\n# Gamma");
   ASSERT_EQ(headings.prepared.kept.size(), 2u);
-  EXPECT_EQ(BudgetWords({Budget::Kind::kSentences, 1}, headings.prepared), 2.5);
+  EXPECT_EQ(BudgetWords({Budget::Kind::kUnits, 1}, headings.prepared), 2.5);
 }
 
 // ServedScores (ScoringConfig): weight 0 is the network's probability; a positive weight moves
@@ -115,7 +115,7 @@ TEST(SelectSummary, HeadingsAreChosenOnlyWhenThereIsNothingElse) {
   EXPECT_EQ(SelectSummary(d.prepared, d.texts, {0.9f, 0.1f, 0.8f, 0.2f}, o),
             (std::vector<int32_t>{1, 3}));
   const Doc only = PrepareText("# Motivation\n# Design\n");
-  o.budget = {Budget::Kind::kSentences, 1};
+  o.budget = {Budget::Kind::kUnits, 1};
   EXPECT_EQ(SelectSummary(only.prepared, only.texts, {0.1f, 0.9f}, o), (std::vector<int32_t>{1}));
 }
 
@@ -145,7 +145,7 @@ TEST(SelectSummary, FragmentsAreChosenOnlyWhenThereIsNothingElse) {
   const std::vector<float> scores = {0.5f, 0.9f, 0.4f, 0.8f, 0.1f};
   // 10 + 11 words; "For example:" and "The details." would still fit, yet they stay out.
   EXPECT_EQ(SelectSummary(d.prepared, d.texts, scores, o), (std::vector<int32_t>{0, 2}));
-  o.budget = {Budget::Kind::kSentences, 3};
+  o.budget = {Budget::Kind::kUnits, 3};
   EXPECT_EQ(SelectSummary(d.prepared, d.texts, scores, o), (std::vector<int32_t>{0, 2, 4}));
   o.rerank.top_k = 3;  // the candidates skip them too
   o.rerank.max_units = 2;
@@ -245,7 +245,7 @@ TEST(SummaryCandidates, GreedyFirstThenTheSubsetsOfTheTopUnitsThatFit) {
   off.rerank.top_k = 0;
   EXPECT_TRUE(SummaryCandidates(d.prepared, d.texts, scores, off).empty());
   SelectOptions sentences = RerankOptions(10, {1});
-  sentences.budget = {Budget::Kind::kSentences, 2};
+  sentences.budget = {Budget::Kind::kUnits, 2};
   EXPECT_TRUE(SummaryCandidates(d.prepared, d.texts, scores, sentences).empty());
 }
 
@@ -307,7 +307,7 @@ TEST(SelectSummary, RerankingChoosesTheBestCandidateByItsWeights) {
   EXPECT_EQ(SelectSummary(d.prepared, d.texts, scores, RerankOptions(10, {})),
             (std::vector<int32_t>{0, 1}));
   SelectOptions sentences = RerankOptions(10, {0, 0, 0, 0, 0, 0, 0, 0, 0, 1});
-  sentences.budget = {Budget::Kind::kSentences, 1};
+  sentences.budget = {Budget::Kind::kUnits, 1};
   EXPECT_EQ(SelectSummary(d.prepared, d.texts, scores, sentences), (std::vector<int32_t>{0}));
 }
 

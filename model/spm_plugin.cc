@@ -68,7 +68,7 @@ std::unique_ptr<Tokenizer> Check(std::unique_ptr<sentencepiece::SentencePiecePro
     return nullptr;
   }
   if (sp->bos_id() < 0) {
-    *error = "the SentencePiece model has no bos piece (needed as the sentence marker)";
+    *error = "the SentencePiece model has no bos piece (needed as the unit marker)";
     return nullptr;
   }
   return std::make_unique<SentencePieceTokenizer>(std::move(sp));

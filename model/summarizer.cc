@@ -28,8 +28,8 @@ std::string WorkerDevice(const std::string& spec, int worker, int gpus) {
   return spec == "auto" ? "cpu" : spec;
 }
 
-bool IsLocalSentenceAttention(const ModelConfig& config, int64_t units) {
-  return units > config.attention.sentence_local_threshold;
+bool IsLocalUnitAttention(const ModelConfig& config, int64_t units) {
+  return units > config.attention.unit_local_threshold;
 }
 
 }  // namespace rpsum::model

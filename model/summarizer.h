@@ -90,8 +90,8 @@ int64_t AttentionCost(const ModelConfig& config, int64_t tokens);
 // clamped to the model's tables; and whether its token layers attend block-locally.
 int64_t ClipDistanceFor(const ModelConfig& config, int64_t tokens, int64_t override_k = 0);
 bool IsLocalAttention(const ModelConfig& config, int64_t tokens);
-// Whether the sentence layers attend block-locally for a document of `units` kept units.
-bool IsLocalSentenceAttention(const ModelConfig& config, int64_t units);
+// Whether the unit layers attend block-locally for a document of `units` kept units.
+bool IsLocalUnitAttention(const ModelConfig& config, int64_t units);
 
 }  // namespace rpsum::model
 

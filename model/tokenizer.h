@@ -26,7 +26,7 @@ class Tokenizer {
   virtual bool Encode(std::string_view text, std::vector<int32_t>* ids,
                       std::string* error) const = 0;
   virtual int32_t vocab_size() const = 0;
-  // The sentence start marker (SentencePiece's bos id) and the padding id.
+  // The unit start marker (SentencePiece's bos id) and the padding id.
   virtual int32_t marker_id() const = 0;
   virtual int32_t pad_id() const = 0;
 };

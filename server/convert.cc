@@ -18,7 +18,7 @@ absl::Status ReadInput(const v1::SummarizeRequest& r, RequestPlan* plan) {
       break;
     case v1::SummarizeRequest::kSentences:
       input.presplit = true;
-      for (const std::string& s : r.sentences().sentences()) input.sentences.push_back(s);
+      for (const std::string& s : r.sentences().sentences()) input.units.push_back(s);
       break;
     default:
       return absl::InvalidArgumentError("set either document or sentences");
@@ -40,7 +40,7 @@ absl::StatusOr<model::Budget> ReadBudget(const v1::SummarizeRequest& r) {
         return absl::InvalidArgumentError(
             absl::StrCat("max_sentences must be in [1, 10000], got ", r.max_sentences()));
       }
-      return model::Budget{model::Budget::Kind::kSentences, static_cast<double>(r.max_sentences())};
+      return model::Budget{model::Budget::Kind::kUnits, static_cast<double>(r.max_sentences())};
     case v1::SummarizeRequest::kRatio:
       if (!(r.ratio() > 0 && r.ratio() <= 1) || !std::isfinite(r.ratio())) {
         return absl::InvalidArgumentError(absl::StrCat("ratio must be in (0, 1], got ", r.ratio()));
@@ -122,7 +122,7 @@ absl::Status ReadInput(const ReadOptions& options, RequestPlan* plan, ReadDocume
   model::DocumentInput& in = plan->input;
   if (in.presplit) {
     read->type = formats::ContentType::kText;
-    if (!in.sentences.empty()) read->language = formats::DetectLanguage(in.sentences.front());
+    if (!in.units.empty()) read->language = formats::DetectLanguage(in.units.front());
     return absl::OkStatus();
   }
   // Before extraction: the limit is on what the client sent (a PDF's bytes).

@@ -46,7 +46,7 @@ TEST(PlanRequest, EveryCheckedField) {
       {R"(document: "x" max_words: 100001)", "max_words must be in [1, 100000], got 100001"},
       {R"(document: "x" max_words: 40)", nullptr, Budget::Kind::kWords, 40},
       {R"(document: "x" max_sentences: 0)", "max_sentences must be in [1, 10000], got 0"},
-      {R"(document: "x" max_sentences: 3)", nullptr, Budget::Kind::kSentences, 3},
+      {R"(document: "x" max_sentences: 3)", nullptr, Budget::Kind::kUnits, 3},
       {R"(document: "x" ratio: 0)", "ratio must be in (0, 1], got 0"},
       {R"(document: "x" ratio: 1.5)", "ratio must be in (0, 1], got 1.5"},
       {R"(document: "x" ratio: nan)", "ratio must be in (0, 1]"},
@@ -91,7 +91,7 @@ TEST(PlanRequest, CarriesTheInputAndFlags) {
   auto plan = PlanRequest(request, Config());
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_TRUE(plan->input.presplit);
-  EXPECT_EQ(plan->input.sentences, (std::vector<std::string_view>{"a", "b"}));
+  EXPECT_EQ(plan->input.units, (std::vector<std::string_view>{"a", "b"}));
   EXPECT_EQ(plan->input.title, "T");
   EXPECT_FALSE(plan->select.trigram_blocking);
   EXPECT_TRUE(plan->return_all_scores);

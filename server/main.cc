@@ -124,7 +124,7 @@ double WarmUp(model::Summarizer* m) {
     model::DocumentInput in;
     in.document = text;
     model::PrepareOptions o;
-    o.max_tokens_per_sentence = config.tokenizer.max_tokens_per_sentence;
+    o.max_tokens_per_unit = config.tokenizer.max_tokens_per_unit;
     o.truncation = model::TruncationPolicy::kHead;
     auto doc = model::Prepare(in, m->tokenizer(), o);
     if (!doc.ok()) continue;

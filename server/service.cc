@@ -97,8 +97,8 @@ model::PrepareOptions SummarizerService::prepare_options(model::TruncationPolicy
   model::PrepareOptions o;
   o.max_document_bytes = options_.max_document_bytes;
   o.max_input_tokens = options_.max_input_tokens;
-  o.max_sentences = options_.max_sentences;
-  o.max_tokens_per_sentence = model_->description().config.tokenizer.max_tokens_per_sentence;
+  o.max_units = options_.max_sentences;
+  o.max_tokens_per_unit = model_->description().config.tokenizer.max_tokens_per_unit;
   o.truncation = t;
   o.columns = model::FeatureColumnsRead(model_->description().config);
   return o;
@@ -328,7 +328,7 @@ void SummarizerService::HandleModelInfo(CallInfo info, v1::ModelInfo* out, Done 
     out->set_vocab_size(static_cast<uint32_t>(a.vocab_size));
     out->set_hidden_size(static_cast<uint32_t>(a.hidden_size));
     out->set_token_layers(static_cast<uint32_t>(a.token_layers));
-    out->set_sentence_layers(static_cast<uint32_t>(a.sentence_layers));
+    out->set_sentence_layers(static_cast<uint32_t>(a.unit_layers));
     out->set_heads(static_cast<uint32_t>(a.heads));
     out->set_max_clip_distance(static_cast<uint32_t>(a.max_clip_distance));
     out->set_clip_policy(d.config.clip_policy.Describe());
@@ -338,8 +338,7 @@ void SummarizerService::HandleModelInfo(CallInfo info, v1::ModelInfo* out, Done 
     l->set_max_document_bytes(options_.max_document_bytes);
     l->set_max_input_tokens(static_cast<uint32_t>(options_.max_input_tokens));
     l->set_max_sentences(static_cast<uint32_t>(options_.max_sentences));
-    l->set_max_tokens_per_sentence(
-        static_cast<uint32_t>(d.config.tokenizer.max_tokens_per_sentence));
+    l->set_max_tokens_per_sentence(static_cast<uint32_t>(d.config.tokenizer.max_tokens_per_unit));
     l->set_max_pdf_pages(static_cast<uint32_t>(options_.extract.max_pdf_pages));
     l->set_max_extracted_bytes(options_.extract.max_text_bytes);
     for (std::string_view lang : formats::kTrainedLanguages) {

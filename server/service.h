@@ -24,7 +24,7 @@
 namespace rpsum::server {
 
 struct ServiceOptions {
-  // Request limits (max_tokens_per_sentence comes from the model's config).
+  // Request limits (max_tokens_per_unit comes from the model's config).
   uint64_t max_document_bytes = 5u << 20;
   // Markdown, HTML and PDF: pages read at most, extracted text at most, element nesting.
   formats::ExtractLimits extract;

@@ -28,7 +28,7 @@ ABSL_FLAG(std::string, k_study, "",
           "(0: no relative positions, every distance shares the table's centre row)");
 ABSL_FLAG(std::string, unit_k_study, "",
           "comma-separated unit-level clip distances (at most the model's "
-          "architecture.sentence_clip_distance; 0: no unit positions) to compare with it");
+          "architecture.unit_clip_distance; 0: no unit positions) to compare with it");
 ABSL_FLAG(std::string, dump, "",
           "write one JSON line per document here: id, source, reference, and per system the "
           "summary and its ROUGE-1/2/Lsum F1 (for error analysis)");

@@ -190,10 +190,10 @@ void PrintUnitKStudy(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int
       "| --- | --- | --- | --- | --- | --- |\n");
   for (const int64_t k : ks) {
     Checkpoint variant = ck;  // shares the module; only the config's unit k differs
-    variant.config.architecture.sentence_clip_distance =
-        std::clamp<int64_t>(k, 0, ck.config.architecture.sentence_clip_distance);
-    const int64_t used = variant.config.architecture.sentence_clip_distance;
-    const std::string name = used == ck.config.architecture.sentence_clip_distance
+    variant.config.architecture.unit_clip_distance =
+        std::clamp<int64_t>(k, 0, ck.config.architecture.unit_clip_distance);
+    const int64_t used = variant.config.architecture.unit_clip_distance;
+    const std::string name = used == ck.config.architecture.unit_clip_distance
                                  ? std::to_string(used) + " (the model's)"
                              : used == 0 ? "0 (no unit positions)"
                                          : std::to_string(used);

@@ -39,9 +39,9 @@ std::vector<EvalDoc> PrepareDocuments(const EvalOptions& o, const model::ModelCo
                                       const std::vector<CorpusRecord>& records, int* skipped) {
   model::PrepareOptions prep;
   prep.max_input_tokens = o.max_input_tokens;
-  prep.max_sentences = 1 << 20;
+  prep.max_units = 1 << 20;
   prep.max_document_bytes = 64U << 20;
-  prep.max_tokens_per_sentence = config.tokenizer.max_tokens_per_sentence;
+  prep.max_tokens_per_unit = config.tokenizer.max_tokens_per_unit;
   prep.truncation = model::TruncationPolicy::kHead;
   if (o.fit.out.empty() && o.rerank_dump.empty()) prep.columns = model::FeatureColumnsRead(config);
   return PrepareCorpus(records, tok, prep, true, skipped);

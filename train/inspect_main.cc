@@ -1,7 +1,7 @@
 // rpsum-inspect: the debugging view of one document. For a chosen token layer and head it
 // renders the attention logits split into their content part (q.k / sqrt(d)) and their
 // relative-position part (q.aK[r] / sqrt(d)) on one colour scale, and the resulting attention
-// weights, as a PNG heatmap over the first --tokens tokens; and the model's sentence scores
+// weights, as a PNG heatmap over the first --tokens tokens; and the model's unit scores
 // over the whole document as a PNG bar chart. Prints how much of the logits' magnitude the
 // relative part carries.
 //   rpsum-inspect --model models/rpsum-ext --file doc.txt --layer 0 --head 0 --out /tmp/doc
@@ -81,7 +81,7 @@ absl::StatusOr<PreparedDocument> PrepareFile(const Checkpoint& ck, const Tokeniz
   DocumentInput input;
   input.document = *doc;
   PrepareOptions o;
-  o.max_tokens_per_sentence = ck.config.tokenizer.max_tokens_per_sentence;
+  o.max_tokens_per_unit = ck.config.tokenizer.max_tokens_per_unit;
   o.truncation = TruncationPolicy::kHead;
   return Prepare(input, tok, o);
 }
@@ -221,7 +221,7 @@ int Run() {
 }  // namespace rpsum::train
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("Renders attention parts and sentence scores of one document.");
+  absl::SetProgramUsageMessage("Renders attention parts and unit scores of one document.");
   absl::ParseCommandLine(argc, argv);
   try {
     return rpsum::train::Run();

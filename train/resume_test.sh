@@ -34,7 +34,7 @@ for split, n in (("train", 30), ("valid", 4)):
 EOF
 
 flags=(--data_dir "$tmp/data" --tokenizer "$tokenizer" --hidden 32 --heads 2 --ffn 64
-       --token_layers 1 --sentence_layers 1 --max_tokens 512 --batch_tokens 1024 --epochs 2
+       --token_layers 1 --unit_layers 1 --max_tokens 512 --batch_tokens 1024 --epochs 2
        --patience 2 --warmup 2 --dropout 0 --threads 1 --checkpoint_every 3 --features 6
        --mlm_weight 0.5 --soft_labels 0.5)
 "$train" "${flags[@]}" --out "$tmp/whole" >"$tmp/whole.log" 2>&1

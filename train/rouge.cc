@@ -319,7 +319,7 @@ RougeScore RougeLsum(const std::vector<std::vector<std::string>>& ref,
 
 RougeScores Rouge(std::string_view target, std::string_view prediction, bool stem) {
   const auto t = RougeTokenize(target, stem), p = RougeTokenize(prediction, stem);
-  auto sentences = [stem](std::string_view text) {
+  auto lines = [stem](std::string_view text) {  // ROUGE-Lsum's units: one per line
     std::vector<std::vector<std::string>> out;
     size_t pos = 0;
     while (pos <= text.size()) {
@@ -334,7 +334,7 @@ RougeScores Rouge(std::string_view target, std::string_view prediction, bool ste
   s.rouge1 = RougeN(t, p, 1);
   s.rouge2 = RougeN(t, p, 2);
   s.rougeL = RougeL(t, p);
-  s.rougeLsum = RougeLsum(sentences(target), sentences(prediction));
+  s.rougeLsum = RougeLsum(lines(target), lines(prediction));
   return s;
 }
 

@@ -2,7 +2,7 @@
 // docs/design.md, section 6): lowercase, every run of characters other than [a-z0-9] separates
 // tokens, tokens longer than 3 characters go through the Porter stemmer (the original 1980
 // algorithm, as NLTK's PorterStemmer(mode=ORIGINAL_ALGORITHM)), ROUGE-Lsum is the summary-level
-// union LCS over newline-separated sentences. Torch-free.
+// union LCS over newline-separated lines. Torch-free.
 #ifndef RPSUM_TRAIN_ROUGE_H_
 #define RPSUM_TRAIN_ROUGE_H_
 
@@ -34,8 +34,8 @@ RougeScores Rouge(std::string_view target, std::string_view prediction, bool ste
 RougeScore RougeN(const std::vector<std::string>& target, const std::vector<std::string>& pred,
                   int n);
 RougeScore RougeL(const std::vector<std::string>& target, const std::vector<std::string>& pred);
-RougeScore RougeLsum(const std::vector<std::vector<std::string>>& target_sentences,
-                     const std::vector<std::vector<std::string>>& pred_sentences);
+RougeScore RougeLsum(const std::vector<std::vector<std::string>>& target_lines,
+                     const std::vector<std::vector<std::string>>& pred_lines);
 
 }  // namespace rpsum::train
 

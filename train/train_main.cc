@@ -23,15 +23,15 @@ ABSL_FLAG(int, hidden, 192, "hidden size");
 ABSL_FLAG(int, heads, 4, "attention heads");
 ABSL_FLAG(int, ffn, 768, "feed-forward size");
 ABSL_FLAG(int, token_layers, 3, "token-level RPR layers");
-ABSL_FLAG(int, sentence_layers, 2, "sentence-level RPR layers");
+ABSL_FLAG(int, unit_layers, 2, "unit-level RPR layers");
 ABSL_FLAG(int, max_clip, 256, "largest clip distance K (table half-width)");
-ABSL_FLAG(int, sentence_clip, 16, "clip distance of the sentence layers");
+ABSL_FLAG(int, unit_clip, 16, "clip distance of the unit layers");
 ABSL_FLAG(int, clip_policy_max, 64,
           "clip_policy.max of the saved config: the largest k the policy picks (at most "
           "--max_clip; training still samples every bucket)");
 ABSL_FLAG(int, local_threshold, 1024, "tokens above which attention is block-local");
 ABSL_FLAG(int, local_window, 256, "block-local window (tokens each side)");
-ABSL_FLAG(int, max_tokens_per_sentence, 48, "tokens kept per unit");
+ABSL_FLAG(int, max_tokens_per_unit, 48, "tokens kept per unit");
 ABSL_FLAG(int, max_tokens, 3072, "training cap on tokens per document (head truncation)");
 ABSL_FLAG(double, dropout, 0.1, "dropout");
 ABSL_FLAG(int, epochs, 6, "epochs at most");
@@ -104,9 +104,9 @@ model::ModelConfig ConfigFromFlags() {
   a.heads = absl::GetFlag(FLAGS_heads);
   a.ffn_size = absl::GetFlag(FLAGS_ffn);
   a.token_layers = absl::GetFlag(FLAGS_token_layers);
-  a.sentence_layers = absl::GetFlag(FLAGS_sentence_layers);
+  a.unit_layers = absl::GetFlag(FLAGS_unit_layers);
   a.max_clip_distance = absl::GetFlag(FLAGS_max_clip);
-  a.sentence_clip_distance = absl::GetFlag(FLAGS_sentence_clip);
+  a.unit_clip_distance = absl::GetFlag(FLAGS_unit_clip);
   a.num_features = absl::GetFlag(FLAGS_features);
   a.positions = absl::GetFlag(FLAGS_positions);
   a.max_positions = absl::GetFlag(FLAGS_max_positions);
@@ -125,7 +125,7 @@ model::ModelConfig ConfigFromFlags() {
   for (int64_t b = 4; b <= a.max_clip_distance; b *= 2) c.clip_policy.buckets.push_back(b);
   c.attention.local_threshold = absl::GetFlag(FLAGS_local_threshold);
   c.attention.local_window = absl::GetFlag(FLAGS_local_window);
-  c.tokenizer.max_tokens_per_sentence = absl::GetFlag(FLAGS_max_tokens_per_sentence);
+  c.tokenizer.max_tokens_per_unit = absl::GetFlag(FLAGS_max_tokens_per_unit);
   return c;
 }
 

@@ -97,7 +97,7 @@ absl::Status CopyFile(const std::string& from, const std::string& to) {
 // The labels of a batch, [B, S] (0 past each document's units).
 at::Tensor BatchLabels(const std::vector<TrainDoc>& docs, const std::vector<size_t>& b,
                        const net::ModelBatch& batch) {
-  at::Tensor labels = at::zeros(batch.sentence_valid.sizes(), at::kFloat);
+  at::Tensor labels = at::zeros(batch.unit_valid.sizes(), at::kFloat);
   for (size_t i = 0; i < b.size(); ++i) {
     const auto& l = docs[b[i]].labels;
     labels[static_cast<int64_t>(i)]
@@ -209,16 +209,16 @@ double Trainer::Step(const std::vector<size_t>& b, double lr, int64_t* k) {
   // Training batches hold documents of similar length: one plan for the batch.
   const net::AttentionPlan tp =
       net::TokenPlan(config_, model::IsLocalAttention(config_, batch.tokens.size(1)), *k);
-  net::AttentionPlan sp = net::SentencePlan(
-      config_, model::IsLocalSentenceAttention(config_, batch.sentence_pos.size(1)));
+  net::AttentionPlan sp =
+      net::UnitPlan(config_, model::IsLocalUnitAttention(config_, batch.unit_pos.size(1)));
   if (tied) sp.head_k.assign(sp.head_k.size(), 0);
   for (auto& g : opt_->param_groups()) {
     static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
   }
   const at::Tensor states = model_->EncodeTokens(batch, tp);
   const at::Tensor logits = model_->ScoreUnits(states, batch, sp);
-  at::Tensor loss = ExtractiveLoss(logits, BatchLabels(data_.docs, b, batch), batch.sentence_valid,
-                                   o_.pos_weight);
+  at::Tensor loss =
+      ExtractiveLoss(logits, BatchLabels(data_.docs, b, batch), batch.unit_valid, o_.pos_weight);
   if (mlm_) loss = loss + o_.mlm_weight * mlm_->Loss(states, masked.target, model_->embed->weight);
   opt_->zero_grad();
   loss.backward();

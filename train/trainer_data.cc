@@ -101,7 +101,7 @@ absl::StatusOr<TrainingData> LoadTrainingData(const TrainOptions& o,
   data.valid_records = *std::move(valid);
   model::PrepareOptions prep;
   prep.max_input_tokens = o.max_tokens;
-  prep.max_tokens_per_sentence = config.tokenizer.max_tokens_per_sentence;
+  prep.max_tokens_per_unit = config.tokenizer.max_tokens_per_unit;
   prep.truncation = model::TruncationPolicy::kHead;
   int skipped = 0, vskipped = 0;
   const auto t0 = std::chrono::steady_clock::now();

@@ -25,7 +25,7 @@
 
 namespace rpsum::train {
 
-// Binary cross-entropy of sentence logits [B, S] against oracle labels [B, S] (1 = in the
+// Binary cross-entropy of unit logits [B, S] against oracle labels [B, S] (1 = in the
 // oracle summary), over valid units only, with oracle units weighted `pos_weight`; averaged
 // over the valid units of the batch.
 inline at::Tensor ExtractiveLoss(const at::Tensor& logits, const at::Tensor& labels,

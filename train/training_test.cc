@@ -48,9 +48,9 @@ Architecture TinyArchitecture(int64_t vocab, int64_t token_layers, int64_t num_f
   a.heads = 2;
   a.ffn_size = 64;
   a.token_layers = token_layers;
-  a.sentence_layers = 1;
+  a.unit_layers = 1;
   a.max_clip_distance = 8;
-  a.sentence_clip_distance = 4;
+  a.unit_clip_distance = 4;
   a.num_features = num_features;
   a.dropout = 0.0;
   return a;
@@ -121,7 +121,7 @@ void TrainTinyModel(Loss loss_fn) {
   ptrs.reserve(docs.size());
   for (const auto& d : docs) ptrs.push_back(&d);
   const ModelBatch batch = MakeBatch(ptrs, tok.pad_id(), at::kCPU);
-  at::Tensor y = at::zeros(batch.sentence_valid.sizes());
+  at::Tensor y = at::zeros(batch.unit_valid.sizes());
   for (size_t i = 0; i < labels.size(); ++i) {
     for (size_t j = 0; j < labels[i].size(); ++j) y[i][j] = labels[i][j];
   }
@@ -129,7 +129,7 @@ void TrainTinyModel(Loss loss_fn) {
   const AttentionPlan sp{{4, 4}, false, 0, AttentionImpl::kAuto};
   std::vector<double> losses;
   for (int step = 0; step < 40; ++step) {
-    const at::Tensor loss = loss_fn(m->forward(batch, tp, sp), y, batch.sentence_valid);
+    const at::Tensor loss = loss_fn(m->forward(batch, tp, sp), y, batch.unit_valid);
     opt.zero_grad();
     loss.backward();
     opt.step();

@@ -232,12 +232,12 @@ class Model:
         arch = self.config["architecture"]
         self.heads = arch["heads"]
         self.token_layers = arch["token_layers"]
-        self.sentence_layers = arch["sentence_layers"]
+        self.unit_layers = arch["unit_layers"]
         self.max_k = arch["max_clip_distance"]
-        self.sentence_k = arch["sentence_clip_distance"]
+        self.unit_k = arch["unit_clip_distance"]
         self.att = self.config["attention"]
         self.policy = self.config["clip_policy"]
-        self.max_pieces = self.config["tokenizer"]["max_tokens_per_sentence"]
+        self.max_pieces = self.config["tokenizer"]["max_tokens_per_unit"]
         weights, _ = safetensors_np.load(os.path.join(model_dir, self.config["weights"]["file"]))
         self.w = {n: torch.from_numpy(a).float() for n, a in weights.items()}
         self.sp = sentencepiece.SentencePieceProcessor(
@@ -357,10 +357,10 @@ class Model:
             sv = sv + torch.nn.functional.linear(f[None],
                                                  w["feature_proj.weight"], w["feature_proj.bias"])
         svalid = torch.ones(s, dtype=torch.bool)
-        swindow = (self.att["sentence_local_window"]
-                   if s > self.att["sentence_local_threshold"] else None)
-        for i in range(self.sentence_layers):
-            sv = self.layer(sv, svalid, f"sentence_layers.{i}", self.sentence_k, swindow)
+        swindow = (self.att["unit_local_window"]
+                   if s > self.att["unit_local_threshold"] else None)
+        for i in range(self.unit_layers):
+            sv = self.layer(sv, svalid, f"sentence_layers.{i}", self.unit_k, swindow)
         sv = torch.nn.functional.layer_norm(sv, (hidden,), w["sentence_norm.weight"],
                                             w["sentence_norm.bias"])
         logits = torch.nn.functional.linear(sv, w["head.weight"], w["head.bias"])[0, :, 0]

@@ -25,9 +25,9 @@ ModelConfig TinyConfig() {
   c.architecture.heads = 2;
   c.architecture.ffn_size = 32;
   c.architecture.token_layers = 2;
-  c.architecture.sentence_layers = 1;
+  c.architecture.unit_layers = 1;
   c.architecture.max_clip_distance = 8;
-  c.architecture.sentence_clip_distance = 4;
+  c.architecture.unit_clip_distance = 4;
   c.architecture.num_features = 3;
   c.clip_policy = {2, 1, 8, {1, 2, 4, 8}, 0};
   return c;
@@ -38,8 +38,8 @@ ModelBatch TinyBatch() {
   b.tokens = at::randint(0, 50, {2, 20}, at::kLong);
   b.token_valid = at::ones({2, 20}, at::kBool);
   b.token_valid[1].narrow(0, 15, 5).fill_(false);
-  b.sentence_pos = at::tensor({0, 5, 11, 0, 6, 10}, at::kLong).view({2, 3});
-  b.sentence_valid = at::ones({2, 3}, at::kBool);
+  b.unit_pos = at::tensor({0, 5, 11, 0, 6, 10}, at::kLong).view({2, 3});
+  b.unit_valid = at::ones({2, 3}, at::kBool);
   b.features = at::rand({2, 3, 3});
   return b;
 }
@@ -112,7 +112,7 @@ TEST_F(CheckpointTest, MismatchedConfigIsRejectedWithTheParameterNamed) {
   EXPECT_NE(s.message().find("ff1.weight"), std::string::npos) << s;
 
   other = TinyConfig();
-  other.architecture.sentence_layers = 0;  // the file has extra tensors
+  other.architecture.unit_layers = 0;  // the file has extra tensors
   std::ofstream(dir_ / "config.json", std::ios::trunc) << other.ToJson();
   const auto extra = LoadCheckpoint(dir_.string(), "cpu").status();
   EXPECT_NE(extra.message().find("unexpected tensor"), std::string::npos) << extra;

@@ -136,12 +136,14 @@ ExtractiveScorerImpl::ExtractiveScorerImpl(const Architecture& arch) : arch_(arc
   if (!arch.feature_columns.empty()) {
     feature_index_ = torch::tensor(arch.feature_columns, torch::dtype(torch::kLong));
   }
-  sentence_layers = register_module("sentence_layers", torch::nn::ModuleList());
-  for (int64_t i = 0; i < arch.sentence_layers; ++i) {
-    sentence_layers->push_back(
-        EncoderLayer(d, arch.heads, arch.ffn_size, arch.sentence_clip_distance, arch.dropout));
+  // The weights file names these modules sentence_layers and sentence_norm (their names when the
+  // shipped weights were written; renaming them would change every published weights file).
+  unit_layers = register_module("sentence_layers", torch::nn::ModuleList());
+  for (int64_t i = 0; i < arch.unit_layers; ++i) {
+    unit_layers->push_back(
+        EncoderLayer(d, arch.heads, arch.ffn_size, arch.unit_clip_distance, arch.dropout));
   }
-  sentence_norm =
+  unit_norm =
       register_module("sentence_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
   head = register_module("head", torch::nn::Linear(d, 1));
   torch::nn::init::normal_(embed->weight, 0.0, 1.0 / std::sqrt(static_cast<double>(d)));
@@ -174,8 +176,8 @@ at::Tensor ExtractiveScorerImpl::AddPositions(const at::Tensor& x, torch::nn::Em
 }
 
 at::Tensor ExtractiveScorerImpl::forward(const ModelBatch& batch, const AttentionPlan& token_plan,
-                                         const AttentionPlan& sentence_plan) {
-  return ScoreUnits(EncodeTokens(batch, token_plan), batch, sentence_plan);
+                                         const AttentionPlan& unit_plan) {
+  return ScoreUnits(EncodeTokens(batch, token_plan), batch, unit_plan);
 }
 
 at::Tensor ExtractiveScorerImpl::EncodeTokens(const ModelBatch& batch,
@@ -195,15 +197,15 @@ at::Tensor ExtractiveScorerImpl::EncodeTokens(const ModelBatch& batch,
 }
 
 at::Tensor ExtractiveScorerImpl::ScoreUnits(const at::Tensor& tokens, const ModelBatch& batch,
-                                            const AttentionPlan& sentence_plan) {
-  return UnitLogits(EncodeUnits(tokens, batch, sentence_plan));
+                                            const AttentionPlan& unit_plan) {
+  return UnitLogits(EncodeUnits(tokens, batch, unit_plan));
 }
 
 at::Tensor ExtractiveScorerImpl::EncodeUnits(const at::Tensor& tokens, const ModelBatch& batch,
-                                             const AttentionPlan& sentence_plan) {
-  const int64_t b = tokens.size(0), d = tokens.size(2), s = batch.sentence_pos.size(1);
-  at::Tensor sv = AddPositions(tokens.gather(1, batch.sentence_pos.unsqueeze(-1).expand({b, s, d})),
-                               unit_position);
+                                             const AttentionPlan& unit_plan) {
+  const int64_t b = tokens.size(0), d = tokens.size(2), s = batch.unit_pos.size(1);
+  at::Tensor sv =
+      AddPositions(tokens.gather(1, batch.unit_pos.unsqueeze(-1).expand({b, s, d})), unit_position);
   if (feature_proj) {
     // A checkpoint reads the first num_features columns: models trained before a feature was
     // appended (model/document.h, kNumFeatures) keep loading and scoring as they did.
@@ -217,10 +219,10 @@ at::Tensor ExtractiveScorerImpl::EncodeUnits(const at::Tensor& tokens, const Mod
     }
     sv = sv + feature_proj(features);
   }
-  for (const auto& layer : *sentence_layers) {
-    sv = layer->as<EncoderLayer>()->forward(sv, batch.sentence_valid, sentence_plan);
+  for (const auto& layer : *unit_layers) {
+    sv = layer->as<EncoderLayer>()->forward(sv, batch.unit_valid, unit_plan);
   }
-  return sentence_norm(sv);
+  return unit_norm(sv);
 }
 
 }  // namespace rpsum::net

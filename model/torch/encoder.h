@@ -1,7 +1,7 @@
 // The extractive scorer of docs/design.md, section 3: token embedding (no absolute positions in
 // the shipped model; architecture.positions adds them for the position study) ->
-// token RPR encoder layers (pre-LN, GELU) -> one vector per sentence (its start marker) plus
-// sentence features -> sentence RPR layers (relative distance in sentences) -> score head.
+// token RPR encoder layers (pre-LN, GELU) -> one vector per unit (its start marker) plus
+// unit features -> unit RPR layers (relative distance in units) -> score head.
 #ifndef RPSUM_MODEL_TORCH_ENCODER_H_
 #define RPSUM_MODEL_TORCH_ENCODER_H_
 
@@ -61,30 +61,30 @@ TORCH_MODULE(EncoderLayer);
 
 // A padded batch of prepared documents, as tensors.
 struct ModelBatch {
-  at::Tensor tokens;          // [B, L] int64, pad id where invalid
-  at::Tensor token_valid;     // [B, L] bool
-  at::Tensor sentence_pos;    // [B, S] int64: position of each unit's start marker (0 if pad)
-  at::Tensor sentence_valid;  // [B, S] bool
-  at::Tensor features;        // [B, S, F] float
+  at::Tensor tokens;       // [B, L] int64, pad id where invalid
+  at::Tensor token_valid;  // [B, L] bool
+  at::Tensor unit_pos;     // [B, S] int64: position of each unit's start marker (0 if pad)
+  at::Tensor unit_valid;   // [B, S] bool
+  at::Tensor features;     // [B, S, F] float
 };
 
 class ExtractiveScorerImpl : public torch::nn::Module {
  public:
   explicit ExtractiveScorerImpl(const model::Architecture& arch);
-  // Sentence logits [B, S] (padding units get arbitrary values: mask them).
+  // Unit logits [B, S] (padding units get arbitrary values: mask them).
   at::Tensor forward(const ModelBatch& batch, const AttentionPlan& token_plan,
-                     const AttentionPlan& sentence_plan);
+                     const AttentionPlan& unit_plan);
   // The two halves of forward: the token layers' output [B, L, D] (after the final norm), then
   // the unit logits from it. Training with a token-level objective (rpsum-train --mlm_weight)
   // reads the first.
   at::Tensor EncodeTokens(const ModelBatch& batch, const AttentionPlan& token_plan);
   at::Tensor ScoreUnits(const at::Tensor& tokens, const ModelBatch& batch,
-                        const AttentionPlan& sentence_plan);
+                        const AttentionPlan& unit_plan);
   // ScoreUnits in two halves: the unit states the head reads [B, S, D] (the unit layers'
   // output after the final norm), then their logits [B, S]. Summary-level reranking reads the
   // states (docs/design.md, section 2, "Select").
   at::Tensor EncodeUnits(const at::Tensor& tokens, const ModelBatch& batch,
-                         const AttentionPlan& sentence_plan);
+                         const AttentionPlan& unit_plan);
   at::Tensor UnitLogits(const at::Tensor& states) { return head(states).squeeze(-1); }
   // Gradient checkpointing of the token layers (training on long documents): each layer's
   // activations are dropped after the forward and recomputed in the backward, with the same
@@ -92,8 +92,8 @@ class ExtractiveScorerImpl : public torch::nn::Module {
   void set_checkpoint_layers(bool on) { checkpoint_layers_ = on; }
 
   torch::nn::Embedding embed{nullptr};
-  torch::nn::ModuleList token_layers{nullptr}, sentence_layers{nullptr};
-  torch::nn::LayerNorm token_norm{nullptr}, sentence_norm{nullptr};
+  torch::nn::ModuleList token_layers{nullptr}, unit_layers{nullptr};
+  torch::nn::LayerNorm token_norm{nullptr}, unit_norm{nullptr};
   torch::nn::Linear feature_proj{nullptr}, head{nullptr};
   // architecture.positions "learned" only: one row per token position and per unit position.
   torch::nn::Embedding token_position{nullptr}, unit_position{nullptr};

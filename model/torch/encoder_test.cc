@@ -32,9 +32,9 @@ TEST(Encoder, InferenceKernelMatchesTrainingKernel) {
   b.tokens = at::randint(4, 100, {2, l}, at::kLong);
   b.token_valid = at::ones({2, l}, at::kBool);
   b.token_valid[1].narrow(0, 150, 50).fill_(false);
-  b.sentence_pos = (at::arange(s, at::kLong) * 12).view({1, s}).expand({2, s}).contiguous();
-  b.sentence_valid = at::ones({2, s}, at::kBool);
-  b.sentence_valid[1].narrow(0, 10, 2).fill_(false);
+  b.unit_pos = (at::arange(s, at::kLong) * 12).view({1, s}).expand({2, s}).contiguous();
+  b.unit_valid = at::ones({2, s}, at::kBool);
+  b.unit_valid[1].narrow(0, 10, 2).fill_(false);
   b.features = at::rand({2, s, kNumFeatures});
   at::NoGradGuard no_grad;
   for (const bool local : {false, true}) {
@@ -44,7 +44,7 @@ TEST(Encoder, InferenceKernelMatchesTrainingKernel) {
     tp_fused.impl = sp_fused.impl = AttentionImpl::kFused;
     const at::Tensor band = m->forward(b, tp, sp);
     const at::Tensor fused = m->forward(b, tp_fused, sp_fused);
-    const at::Tensor valid = b.sentence_valid;
+    const at::Tensor valid = b.unit_valid;
     EXPECT_LT((band.index({valid}) - fused.index({valid})).abs().max().item<double>(), 1e-4)
         << "local " << local;
   }
@@ -62,14 +62,14 @@ TEST(Encoder, PaddingDoesNotChangeTheScores) {
   ModelBatch one;
   one.tokens = at::randint(4, 100, {1, l}, at::kLong);
   one.token_valid = at::ones({1, l}, at::kBool);
-  one.sentence_pos = (at::arange(s, at::kLong) * 15).view({1, s});
-  one.sentence_valid = at::ones({1, s}, at::kBool);
+  one.unit_pos = (at::arange(s, at::kLong) * 15).view({1, s});
+  one.unit_valid = at::ones({1, s}, at::kBool);
   one.features = at::rand({1, s, kNumFeatures});
   ModelBatch padded;
   padded.tokens = at::cat({one.tokens, at::randint(4, 100, {1, 40}, at::kLong)}, 1);
   padded.token_valid = at::cat({one.token_valid, at::zeros({1, 40}, at::kBool)}, 1);
-  padded.sentence_pos = at::cat({one.sentence_pos, at::zeros({1, 3}, at::kLong)}, 1);
-  padded.sentence_valid = at::cat({one.sentence_valid, at::zeros({1, 3}, at::kBool)}, 1);
+  padded.unit_pos = at::cat({one.unit_pos, at::zeros({1, 3}, at::kLong)}, 1);
+  padded.unit_valid = at::cat({one.unit_valid, at::zeros({1, 3}, at::kBool)}, 1);
   padded.features = at::cat({one.features, at::rand({1, 3, kNumFeatures})}, 1);
   for (const bool local : {false, true}) {
     const AttentionPlan tp{{4, 4, 8, 8}, local, 16, AttentionImpl::kAuto};
@@ -103,8 +103,8 @@ TEST(Encoder, GradientCheckpointingMatchesTheDirectBackward) {
   ModelBatch b;
   b.tokens = at::randint(4, 100, {2, 60}, at::kLong);
   b.token_valid = at::ones({2, 60}, at::kBool);
-  b.sentence_pos = at::tensor({0, 20, 40, 0, 30, 50}, at::kLong).view({2, 3});
-  b.sentence_valid = at::ones({2, 3}, at::kBool);
+  b.unit_pos = at::tensor({0, 20, 40, 0, 30, 50}, at::kLong).view({2, 3});
+  b.unit_valid = at::ones({2, 3}, at::kBool);
   b.features = at::rand({2, 3, kNumFeatures});
   const at::Tensor y = at::tensor({1.f, 0.f, 0.f, 0.f, 1.f, 0.f}).view({2, 3});
   const AttentionPlan tp{{4, 4}, true, 16, AttentionImpl::kAuto};
@@ -145,8 +145,8 @@ TEST(Encoder, AbsolutePositionsTellEqualUnitsApart) {
   const at::Tensor unit = at::randint(4, 100, {10}, at::kLong);
   b.tokens = at::cat({unit, unit, unit}).view({1, 30});
   b.token_valid = at::ones({1, 30}, at::kBool);
-  b.sentence_pos = at::tensor({0, 10, 20}, at::kLong).view({1, 3});
-  b.sentence_valid = at::ones({1, 3}, at::kBool);
+  b.unit_pos = at::tensor({0, 10, 20}, at::kLong).view({1, 3});
+  b.unit_valid = at::ones({1, 3}, at::kBool);
   b.features = at::zeros({1, 3, kNumFeatures});
   const AttentionPlan tp{{0, 0}, false, 0, AttentionImpl::kAuto};
   const AttentionPlan sp{{0, 0}, false, 0, AttentionImpl::kAuto};

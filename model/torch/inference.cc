@@ -16,7 +16,7 @@
 namespace rpsum::net {
 
 using model::IsLocalAttention;
-using model::IsLocalSentenceAttention;
+using model::IsLocalUnitAttention;
 using model::kNumFeatures;
 using model::ModelConfig;
 using model::PreparedDocument;
@@ -67,11 +67,11 @@ AttentionPlan TokenPlan(const ModelConfig& config, bool local, int64_t k) {
   return p;
 }
 
-AttentionPlan SentencePlan(const ModelConfig& config, bool local) {
+AttentionPlan UnitPlan(const ModelConfig& config, bool local) {
   AttentionPlan p;
-  p.head_k.assign(config.architecture.heads, config.architecture.sentence_clip_distance);
+  p.head_k.assign(config.architecture.heads, config.architecture.unit_clip_distance);
   p.local = local;
-  p.window = config.attention.sentence_local_window;
+  p.window = config.attention.unit_local_window;
   return p;
 }
 
@@ -109,8 +109,8 @@ ModelBatch MakeBatch(const std::vector<const PreparedDocument*>& docs, int32_t p
   }
   ModelBatch batch{tokens, token_valid, pos, sent_valid, features};
   if (!device.is_cpu()) {
-    for (at::Tensor* t : {&batch.tokens, &batch.token_valid, &batch.sentence_pos,
-                          &batch.sentence_valid, &batch.features}) {
+    for (at::Tensor* t :
+         {&batch.tokens, &batch.token_valid, &batch.unit_pos, &batch.unit_valid, &batch.features}) {
       *t = t->to(device);
     }
   }
@@ -131,13 +131,13 @@ absl::StatusOr<std::vector<DocumentScores>> ScoreDocuments(
     // document's own length. Padding then only adds masked keys, which change nothing.
     std::vector<DocumentScores> out(docs.size());
     for (const bool token_local : {false, true}) {
-      for (const bool sentence_local : {false, true}) {
+      for (const bool unit_local : {false, true}) {
         std::vector<size_t> members;
         std::vector<const PreparedDocument*> group;
         for (size_t i = 0; i < docs.size(); ++i) {
           const auto units = static_cast<int64_t>(docs[i]->kept.size());
           if (IsLocalAttention(config, docs[i]->num_tokens()) == token_local &&
-              IsLocalSentenceAttention(config, units) == sentence_local) {
+              IsLocalUnitAttention(config, units) == unit_local) {
             members.push_back(i);
             group.push_back(docs[i]);
           }
@@ -146,7 +146,7 @@ absl::StatusOr<std::vector<DocumentScores>> ScoreDocuments(
         const ModelBatch batch = MakeBatch(group, pad_id, device);
         const at::Tensor states =
             scorer->EncodeUnits(scorer->EncodeTokens(batch, TokenPlan(config, token_local, k)),
-                                batch, SentencePlan(config, sentence_local));
+                                batch, UnitPlan(config, unit_local));
         const at::Tensor logits = scorer->UnitLogits(states).to(at::kCPU, at::kFloat).contiguous();
         const at::Tensor cpu_states =
             with_states ? states.to(at::kCPU, at::kFloat).contiguous() : at::Tensor();

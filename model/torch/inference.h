@@ -1,4 +1,4 @@
-// From prepared documents to sentence scores: batch tensors, attention plans (clip distance k
+// From prepared documents to unit scores: batch tensors, attention plans (clip distance k
 // and full or block-local attention from the input length) and the forward pass.
 #ifndef RPSUM_MODEL_TORCH_INFERENCE_H_
 #define RPSUM_MODEL_TORCH_INFERENCE_H_
@@ -15,9 +15,9 @@ namespace rpsum::net {
 
 // Plans for the token layers (k for every head; block-local when `local`) and the sentence
 // layers. The mode comes from each document's own length (IsLocalAttention,
-// IsLocalSentenceAttention), never from a padded batch's.
+// IsLocalUnitAttention), never from a padded batch's.
 AttentionPlan TokenPlan(const model::ModelConfig& config, bool local, int64_t k);
-AttentionPlan SentencePlan(const model::ModelConfig& config, bool local);
+AttentionPlan UnitPlan(const model::ModelConfig& config, bool local);
 
 // Pads `docs` into one batch on `device`.
 ModelBatch MakeBatch(const std::vector<const model::PreparedDocument*>& docs, int32_t pad_id,

@@ -69,7 +69,7 @@ class InferenceTest : public ::testing::Test {
     DocumentInput input;
     input.document = *copy;
     PrepareOptions o;
-    o.max_tokens_per_sentence = config().tokenizer.max_tokens_per_sentence;
+    o.max_tokens_per_unit = config().tokenizer.max_tokens_per_unit;
     o.max_input_tokens = tokens;
     o.truncation = TruncationPolicy::kHead;
     auto d = Prepare(input, *tokenizer_, o);

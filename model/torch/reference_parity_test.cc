@@ -114,20 +114,20 @@ TEST(ReferenceParity, WholeScorerMatchesPython) {
   b.tokens = at::randint(0, 60, {2, 90}, at::kLong);
   b.token_valid = at::ones({2, 90}, at::kBool);
   b.token_valid[1].narrow(0, 70, 20).fill_(false);
-  b.sentence_pos = at::tensor({0, 10, 30, 55, 80, 0, 12, 40, 60, 0}, at::kLong).view({2, 5});
-  b.sentence_valid = at::ones({2, 5}, at::kBool);
-  b.sentence_valid[1][4] = false;
+  b.unit_pos = at::tensor({0, 10, 30, 55, 80, 0, 12, 40, 60, 0}, at::kLong).view({2, 5});
+  b.unit_valid = at::ones({2, 5}, at::kBool);
+  b.unit_valid[1][4] = false;
   b.features = at::rand({2, 5, 3});
   for (bool local : {false, true}) {
     const AttentionPlan tp{{4, 8, 16, 4}, local, 20, AttentionImpl::kAuto};
     const AttentionPlan sp{{2, 2, 2, 2}, local, 2, AttentionImpl::kAuto};
-    nlohmann::json plan = {{"token_k", tp.head_k}, {"sentence_k", sp.head_k}};
-    if (local) plan.update({{"token_window", 20}, {"sentence_window", 2}});
+    nlohmann::json plan = {{"token_k", tp.head_k}, {"unit_k", sp.head_k}};
+    if (local) plan.update({{"token_window", 20}, {"unit_window", 2}});
     ASSERT_TRUE(WriteSafetensors((dir / "batch.safetensors").string(),
                                  {{"tokens", b.tokens},
                                   {"token_valid", b.token_valid},
-                                  {"sentence_pos", b.sentence_pos},
-                                  {"sentence_valid", b.sentence_valid},
+                                  {"unit_pos", b.unit_pos},
+                                  {"unit_valid", b.unit_valid},
                                   {"features", b.features}},
                                  {{"plan", plan.dump()}})
                     .ok());
@@ -138,7 +138,7 @@ TEST(ReferenceParity, WholeScorerMatchesPython) {
     ASSERT_TRUE(ref.ok());
     at::NoGradGuard no_grad;
     const at::Tensor logits = scorer->forward(b, tp, sp);
-    const at::Tensor diff = (logits - ref->at("logits")).abs().index({b.sentence_valid});
+    const at::Tensor diff = (logits - ref->at("logits")).abs().index({b.unit_valid});
     EXPECT_LT(diff.max().item<double>(), 1e-5) << "local=" << local;
   }
   fs::remove_all(dir);

@@ -47,7 +47,7 @@ int FuzzOne(const uint8_t* data, size_t size) {
   model::PrepareOptions po;
   po.max_document_bytes = 1 << 16;
   po.max_input_tokens = 4096;
-  po.max_sentences = 256;
+  po.max_units = 256;
   po.truncation = plan->truncation;
   auto doc = model::Prepare(plan->input, kTokenizer, po);
   if (!doc.ok()) return 0;

@@ -42,8 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.truncation = static_cast<rpsum::model::TruncationPolicy>(mode % 3);
   o.max_document_bytes = (mode & 0x10) ? 64 : (1u << 20);
   o.max_input_tokens = (mode & 0x20) ? 16 : 4096;
-  o.max_sentences = (mode & 0x40) ? 3 : 512;
-  o.max_tokens_per_sentence = (mode & 0x08) ? 2 : 64;
+  o.max_units = (mode & 0x40) ? 3 : 512;
+  o.max_tokens_per_unit = (mode & 0x08) ? 2 : 64;
   rpsum::model::DocumentInput in;
   std::vector<std::string> parts;
   if (mode & 0x80) {  // pre-split: sentences separated by 0x1e
@@ -55,7 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         start = i + 1;
       }
     }
-    for (const auto& p : parts) in.sentences.push_back(p);
+    for (const auto& p : parts) in.units.push_back(p);
   } else {
     in.document = text;
     const size_t nl = text.find('\n');
@@ -73,7 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(p.features.size() == p.kept.size() * rpsum::model::kNumFeatures);
   Check(p.num_tokens() <= o.max_input_tokens ||
         o.truncation == rpsum::model::TruncationPolicy::kReject);
-  Check(static_cast<int64_t>(p.kept.size()) <= o.max_sentences);
+  Check(static_cast<int64_t>(p.kept.size()) <= o.max_units);
   for (size_t i = 0; i < p.kept.size(); ++i) {
     Check(p.kept[i] >= 0 && p.kept[i] < static_cast<int32_t>(p.units.size()));
     if (i > 0) Check(p.kept[i] > p.kept[i - 1] && p.unit_pos[i] > p.unit_pos[i - 1]);
@@ -82,7 +82,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t u = 0; u < p.units.size(); ++u) {
     const auto& unit = p.units[u];
     Check(unit.begin < unit.end);
-    const std::string_view src = in.presplit ? in.sentences[unit.input_index] : in.document;
+    const std::string_view src = in.presplit ? in.units[unit.input_index] : in.document;
     Check(unit.end <= src.size());
     const std::string_view t = p.UnitText(in, static_cast<int32_t>(u));
     // pre-split units are as given. (Debian's Abseil has its own string_view, which a

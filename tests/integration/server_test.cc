@@ -113,7 +113,7 @@ std::unique_ptr<ServerParts> StartServer(ServerSetup s) {
   s.fake = true;
 #endif
   if (s.fake) {
-    p->fake.mutable_description()->config.tokenizer.max_tokens_per_sentence = 64;
+    p->fake.mutable_description()->config.tokenizer.max_tokens_per_unit = 64;
     p->model = &p->fake;
   } else {
     auto m = model::LoadTorchSummarizer(MakeTinyCheckpoint(), "cpu", 1);
@@ -760,7 +760,7 @@ TEST(TorchSummarizer, ReturnsUnitStatesWhenTheRerankingReadsThem) {
     model::DocumentInput input;
     input.document = text;
     model::PrepareOptions o;
-    o.max_tokens_per_sentence = (*m)->description().config.tokenizer.max_tokens_per_sentence;
+    o.max_tokens_per_unit = (*m)->description().config.tokenizer.max_tokens_per_unit;
     auto doc = model::Prepare(input, (*m)->tokenizer(), o);
     ASSERT_TRUE(doc.ok()) << doc.status();
     auto r = (*m)->Score({&*doc}, 4);

@@ -9,6 +9,11 @@ Rules:
   namespaces  one namespace per layer: every `namespace rpsum...` a file under a layer opens
               is that layer's (model/ rpsum::model, model/torch/ rpsum::net, train/
               rpsum::train, testing/ rpsum::test, ...), or its ::internal / ::detail;
+  words       one word for a unit: no identifier in model/, train/, formats/ or testing/
+              code (tests excluded; comments and string literals ignored) says "sentence",
+              except SentencePiece's names and the few that mean a sentence of a paragraph
+              (ICU's sentence breaks, UnitKind::kSentence); the API's "sentence" is
+              server/ and client/'s (docs/design.md, section 4);
   citations   every repository path a comment cites (model/select.h, docs/design.md, ...)
               exists, and every docs/design.md section it cites by number or by quoted name
               is there (a heading, or a step's bold name).
@@ -41,6 +46,14 @@ NAMESPACES = {
 # and test hooks (model/summarizer.h) live with the network.
 ALSO = {"model/torch/torch_summarizer.cc": {"rpsum::model"},
         "model/torch/inference.cc": {"rpsum::model"}}
+
+# The layers that say "unit", and the identifiers there that may say "sentence" (whole names).
+UNIT_WORD_LAYERS = ("model/", "train/", "formats/", "testing/")
+SENTENCE_ALLOWED = re.compile(r"(?i:\w*sentencepiece\w*)|input_sentence_size|"
+                              r"shuffle_input_sentence|createSentenceInstance|MakeSentenceIterator|"
+                              r"SplitSentences|kSentence|StartsSentence")
+STRING_OR_COMMENT = re.compile(r'R"\((?:.|\n)*?\)"|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|'
+                               r"//[^\n]*")
 
 CPP = {".h", ".cc"}
 COMMENTED = CPP | {".py", ".sh", ".txt", ".cmake"}
@@ -124,6 +137,17 @@ def check_namespaces(rel, lines):
                            f"{' or '.join(sorted(allowed))}")
 
 
+def check_words(rel, lines):
+    if not rel.startswith(UNIT_WORD_LAYERS) or rel.endswith(("_test.cc", "_fuzzer.cc")):
+        return
+    code = STRING_OR_COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), "\n".join(lines))
+    for number, line in enumerate(code.split("\n"), 1):
+        for m in re.finditer(r"\w*[Ss]entence\w*", line):
+            if not SENTENCE_ALLOWED.fullmatch(m.group(0)):
+                yield number, (f"names {m.group(0)}: {rel.split('/')[0]}/ calls it a unit "
+                               "(\"sentence\" is the API's word, docs/design.md, section 4)")
+
+
 def design_sections(root: pathlib.Path):
     """The numbers and names a citation of docs/design.md may use."""
     text = (root / "docs/design.md").read_text(encoding="utf-8")
@@ -168,6 +192,7 @@ def violations(root: pathlib.Path):
         if pathlib.PurePosixPath(rel).suffix in CPP:
             found += [(n, "sizes", m) for n, m in check_sizes(rel, lines)]
             found += [(n, "namespaces", m) for n, m in check_namespaces(rel, lines)]
+            found += [(n, "words", m) for n, m in check_words(rel, lines)]
         found += [(n, "citations", m) for n, m in check_citations(rel, lines, root, sections)]
         for number, rule, message in found:
             yield f"{rel}:{number}: {message} [{rule}]"
@@ -181,7 +206,7 @@ def main(argv):
     if found:
         print(f"{len(found)} violation(s): tests/style/check_code_shape.py's docstring says why")
         return 1
-    print("code shape: sizes, namespaces and cited paths and sections are fine")
+    print("code shape: sizes, namespaces, words and cited paths and sections are fine")
     return 0
 
 

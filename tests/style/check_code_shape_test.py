@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """check_code_shape.py passes on this repository and catches each rule's planted fault in a
-small fake tree (a long function, a long file, a wrong namespace, a stale path, a missing
-design-doc section), and leaves tests and test-only code alone."""
+small fake tree (a long function, a long file, a wrong namespace, a "sentence" identifier
+below the API, a stale path, a missing design-doc section), and leaves tests and test-only code
+alone."""
 import pathlib
 import subprocess
 import sys
@@ -39,6 +40,13 @@ def fake_tree(root):
     write(root, "model/ok.cc", "namespace rpsum::model {\n" + function("Short", 70) +
           "}  // namespace rpsum::model\n")
     write(root, "formats/x.cc", "namespace rpsum::formats::internal {\n}\n")
+    # "sentence" in comments, strings, SentencePiece's names and ICU's sentence breaks; the
+    # API layer and tests say it freely.
+    write(root, "model/words.cc", "// One sentence per line.\n"
+          "const char* kKey = \"max_tokens_per_sentence\";  // format 1\n"
+          "void SplitSentences(SentencePieceProcessor* p, UnitKind k = UnitKind::kSentence);\n")
+    write(root, "server/convert.cc", "int n = r.max_sentences();\n")
+    write(root, "model/words_test.cc", "std::vector<std::string> sentences;\n")
     # Tests may be long (their namespace is their layer's too).
     write(root, "train/long_test.cc", "namespace rpsum::train {\n" + function("Long", 200) + "}\n")
 
@@ -68,6 +76,11 @@ def main():
                                    "model/torch/net.cc:1: opens namespace rpsum::model"),
             "testing/fake.h": ("namespace rpsum::server {\n}\n",
                                "testing/fake.h:1: opens namespace rpsum::server"),
+            "model/torch/batch.h": ("struct Batch {\n  at::Tensor sentence_pos;\n};\n",
+                                    "model/torch/batch.h:2: names sentence_pos: model/ calls it "
+                                    "a unit"),
+            "train/flags.cc": ('ABSL_FLAG(int, unit_clip, 16, "k");\nint kSentences = 2;\n',
+                               "train/flags.cc:2: names kSentences"),
             "model/stale.h": ("// Implemented in model/gone.cc.\n",
                               "model/stale.h:1: cites model/gone.cc, which does not exist"),
             # (split literals: this file's own comments are checked too)

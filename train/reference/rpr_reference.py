@@ -69,8 +69,8 @@ def encoder_layer(x, valid, w, prefix, heads, head_k, window):
     return x + linear(torch.nn.functional.gelu(linear(h, w, prefix + ".ff1")), w, prefix + ".ff2")
 
 
-def scorer(config, w, batch, token_k, sentence_k, token_window=None, sentence_window=None):
-    """Sentence logits [B, S] of the extractive scorer (docs/design.md, section 3)."""
+def scorer(config, w, batch, token_k, unit_k, token_window=None, unit_window=None):
+    """Unit logits [B, S] of the extractive scorer (docs/design.md, section 3)."""
     arch = config["architecture"]
     heads = arch["heads"]
     x = w["embed.weight"][batch["tokens"]]
@@ -78,13 +78,13 @@ def scorer(config, w, batch, token_k, sentence_k, token_window=None, sentence_wi
         x = encoder_layer(x, batch["token_valid"], w, f"token_layers.{i}", heads, token_k,
                           token_window)
     x = layer_norm(x, w, "token_norm")
-    pos = batch["sentence_pos"]
+    pos = batch["unit_pos"]
     sv = torch.gather(x, 1, pos[..., None].expand(-1, -1, x.shape[-1]))
     if arch["num_features"] > 0:
         sv = sv + linear(batch["features"], w, "feature_proj")
-    for i in range(arch["sentence_layers"]):
-        sv = encoder_layer(sv, batch["sentence_valid"], w, f"sentence_layers.{i}", heads,
-                           sentence_k, sentence_window)
+    for i in range(arch["unit_layers"]):
+        sv = encoder_layer(sv, batch["unit_valid"], w, f"sentence_layers.{i}", heads,
+                           unit_k, unit_window)
     return linear(layer_norm(sv, w, "sentence_norm"), w, "head").squeeze(-1)
 
 
@@ -113,8 +113,8 @@ def main(argv):
         batch = {n: t(a) for n, a in tensors.items()}
         batch["features"] = batch["features"].double()
         m = json.loads(meta["plan"])
-        logits = scorer(config, w, batch, m["token_k"], m["sentence_k"], m.get("token_window"),
-                        m.get("sentence_window"))
+        logits = scorer(config, w, batch, m["token_k"], m["unit_k"], m.get("token_window"),
+                        m.get("unit_window"))
         safetensors_np.save(argv[4], {"logits": logits.float().numpy()})
     else:
         raise SystemExit(__doc__)

@@ -6,9 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."  # the checkout
 source scripts/cpu-env
 data=../shared/data
-model=(--vocab_size 8000 --hidden 192 --heads 4 --ffn 768 --token_layers 3 --sentence_layers 2
-  --max_clip 256 --sentence_clip 16 --clip_policy_max 16 --local_threshold 1024
-  --local_window 256 --max_tokens_per_sentence 48 --dropout 0.1 --lr 5e-4 --warmup 100
+model=(--vocab_size 8000 --hidden 192 --heads 4 --ffn 768 --token_layers 3 --unit_layers 2
+  --max_clip 256 --unit_clip 16 --clip_policy_max 16 --local_threshold 1024
+  --local_window 256 --max_tokens_per_unit 48 --dropout 0.1 --lr 5e-4 --warmup 100
   --batch_tokens 8192 --pos_weight 2 --soft_labels 0.5 --features 6 --centrality_weight 0.2
   --model_version 2.3-ptall --seed 1 --threads 2 --checkpoint_every 50)
 tok=models/rpsum-ext/tokenizer.model  # v2.2's, trained by scripts/train-model's first stage

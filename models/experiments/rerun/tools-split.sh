@@ -7,6 +7,9 @@
 # config.json; equal rows mean the same weights from the same code path scripts/train-model
 # runs, in minutes instead of 86.
 #   models/experiments/rerun/tools-split.sh BEFORE_BIN_DIR AFTER_BIN_DIR   (dirs holding rpsum-train, rpsum-eval)
+# When the change renamed flags or the shipped config.json's keys, BEFORE_RECIPE_FLAGS (a copy
+# of the old scripts/recipe-flags) and BEFORE_MODEL (the shipped model with the old config.json)
+# give BEFORE what it reads; the rows then compare weights, not config.json.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 source scripts/cpu-env
@@ -17,8 +20,13 @@ trap 'rm -rf "$tmp"' EXIT
 echo "| build | pre-training weights | fine-tuning weights | fine-tuned config.json | fitted config.json |"
 echo "| --- | --- | --- | --- | --- |"
 for which in before after; do
-  bin=$1
-  [ "$which" = after ] && bin=$2
+  bin=$1 model=${BEFORE_MODEL:-models/rpsum-ext}
+  # shellcheck source=scripts/recipe-flags
+  source "${BEFORE_RECIPE_FLAGS:-scripts/recipe-flags}"
+  if [ "$which" = after ]; then
+    bin=$2 model=models/rpsum-ext
+    source scripts/recipe-flags
+  fi
   out=$tmp/$which
   "$bin/rpsum-train" --data_dir "$data/corpus,$data/corpus-extra" \
     --pretrain_file "$data/unlabeled/part-00.jsonl.gz" --max_docs 60 --pseudo_ratio 0.05 \
@@ -31,7 +39,7 @@ for which in before after; do
     --valid_docs 8 --max_docs 60 --out "$out" --tokenizer models/rpsum-ext/tokenizer.model \
     --init_from "$tmp/pt/best" "${recipe[@]}" --features 6 --model_version 2.3 \
     --max_tokens 4096 --epochs 1 --max_steps 6 > "$out.log" 2>&1
-  "$bin/rpsum-eval" --model models/rpsum-ext --threads 2 --data_dir "$data/corpus" --split train \
+  "$bin/rpsum-eval" --model "$model" --threads 2 --data_dir "$data/corpus" --split train \
     --limit 40 --fit_rerank "$out-fit" "${rerank[@]}" --rerank_version 2.4 > "$out-fit.md"
   echo "| $which | $(sha256sum < "$out-pt/best/weights.safetensors" | cut -c1-16) |" \
        "$(sha256sum < "$out/best/weights.safetensors" | cut -c1-16) |" \

@@ -11,9 +11,9 @@ cd "$(dirname "$0")/../../.."  # the checkout
 source scripts/cpu-env
 data=../shared/data
 here=models/experiments/sections
-model=(--vocab_size 8000 --hidden 192 --heads 4 --ffn 768 --token_layers 3 --sentence_layers 2
-  --max_clip 256 --sentence_clip 16 --clip_policy_max 16 --local_threshold 1024
-  --local_window 256 --max_tokens_per_sentence 48 --dropout 0.1 --lr 5e-4 --warmup 100
+model=(--vocab_size 8000 --hidden 192 --heads 4 --ffn 768 --token_layers 3 --unit_layers 2
+  --max_clip 256 --unit_clip 16 --clip_policy_max 16 --local_threshold 1024
+  --local_window 256 --max_tokens_per_unit 48 --dropout 0.1 --lr 5e-4 --warmup 100
   --batch_tokens 8192 --pos_weight 2 --soft_labels 0.5 --features 6 --centrality_weight 0.2
   --seed 1 --threads 2 --checkpoint_every 50)
 pt=runs/rpsum-ext-v2-pt

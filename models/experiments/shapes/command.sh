@@ -8,8 +8,8 @@ cd "$(dirname "$0")/../../.."  # the checkout
 source scripts/cpu-env
 data=../shared/data
 here=models/experiments/shapes
-common=(--vocab_size 8000 --sentence_layers 2 --max_clip 256 --sentence_clip 16
-  --clip_policy_max 16 --local_threshold 1024 --local_window 256 --max_tokens_per_sentence 48
+common=(--vocab_size 8000 --unit_layers 2 --max_clip 256 --unit_clip 16
+  --clip_policy_max 16 --local_threshold 1024 --local_window 256 --max_tokens_per_unit 48
   --features 6 --centrality_weight 0.2 --seed 1 --threads 2 --max_tokens 1024 --epochs 1
   --max_docs 16 --valid_docs 4 --tokenizer models/rpsum-ext/tokenizer.model
   --data_dir "$data/corpus" --valid_dir "$data/corpus")
