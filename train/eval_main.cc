@@ -1,5 +1,6 @@
 // rpsum-eval: evaluates a checkpoint and the baselines with ROUGE (train/evaluator.h says how).
 // The flags are read once, into EvalOptions.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -29,6 +30,9 @@ ABSL_FLAG(std::string, k_study, "",
 ABSL_FLAG(std::string, unit_k_study, "",
           "comma-separated unit-level clip distances (at most the model's "
           "architecture.unit_clip_distance; 0: no unit positions) to compare with it");
+ABSL_FLAG(std::string, window_study, "",
+          "comma-separated token-level block-local windows (tokens each side, 1 or more) to "
+          "compare with the model's attention.local_window on inputs past its local_threshold");
 ABSL_FLAG(std::string, dump, "",
           "write one JSON line per document here: id, source, reference, and per system the "
           "summary and its ROUGE-1/2/Lsum F1 (for error analysis)");
@@ -37,7 +41,7 @@ ABSL_FLAG(bool, no_rerank, false,
           "reranking");
 ABSL_FLAG(std::string, fit_rerank, "",
           "fit scoring.rerank's weights on these documents (the training splits) and write the "
-          "checkpoint with them to this directory (docs/design.md, section 2, Selection)");
+          "checkpoint with them to this directory (docs/design.md, section 2, \"Select\")");
 ABSL_FLAG(int, rerank_top_k, 8, "--fit_rerank: candidates are subsets of this many best units");
 ABSL_FLAG(int, rerank_max_units, 6, "--fit_rerank: at most this many of them");
 ABSL_FLAG(std::string, rerank_dump, "",
@@ -87,6 +91,12 @@ absl::StatusOr<EvalOptions> OptionsFromFlags() {
   auto unit_k = Distances("unit_k_study", absl::GetFlag(FLAGS_unit_k_study));
   if (!unit_k.ok()) return unit_k.status();
   o.unit_k_study = *std::move(unit_k);
+  auto windows = Distances("window_study", absl::GetFlag(FLAGS_window_study));
+  if (!windows.ok()) return windows.status();
+  if (std::count(windows->begin(), windows->end(), 0) > 0) {
+    return absl::InvalidArgumentError("--window_study: a window is 1 token or more");
+  }
+  o.window_study = *std::move(windows);
   o.json = absl::GetFlag(FLAGS_json);
   o.dump = absl::GetFlag(FLAGS_dump);
   o.rerank_dump = absl::GetFlag(FLAGS_rerank_dump);

@@ -90,14 +90,24 @@ void PrintBySource(Tables& t, nlohmann::json* out) {
 void PrintStudyRow(const char* study, const std::string& name, const std::vector<EvalDoc>& docs,
                    const ModelRun& r, const RerankConfig& rerank, nlohmann::json* out) {
   RougeMean m;
+  nlohmann::json documents = nlohmann::json::array();
   for (size_t i = 0; i < docs.size(); ++i) {
-    m.Add(ScoreSummary(docs[i], SummaryFromScores(docs[i], r.scores[i], rerank, r.States(i))));
+    const RougeScores s =
+        ScoreSummary(docs[i], SummaryFromScores(docs[i], r.scores[i], rerank, r.States(i)));
+    m.Add(s);
+    documents.push_back({{"id", docs[i].record->id},
+                         {"tokens", docs[i].prepared.num_tokens()},
+                         {"rouge1", 100 * s.rouge1.f},
+                         {"rouge2", 100 * s.rouge2.f},
+                         {"rougeLsum", 100 * s.rougeLsum.f},
+                         {"ms", 1000 * r.document_seconds[i]}});
   }
   m = m.Mean();
   std::printf("| %s | %.2f | %.2f | %.2f | %.1f | %.0f |\n", name.c_str(), m.r1, m.r2, m.rlsum,
               r.seconds, static_cast<double>(r.tokens) / r.seconds);
   (*out)[study][name] = ToJson(m);
   (*out)[study][name]["model_seconds"] = r.seconds;
+  (*out)[study][name]["documents"] = std::move(documents);
 }
 
 }  // namespace
@@ -112,7 +122,8 @@ ModelRun RunModel(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int pa
                                                      k_fixed == kPolicy ? 0 : k_fixed);
     const auto t0 = Clock::now();
     auto s = ScoreDocuments(ck, {&d.prepared}, k, pad, with_states);
-    r.seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+    r.document_seconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    r.seconds += r.document_seconds.back();
     r.tokens += d.prepared.num_tokens();
     r.scores.push_back(s.ok() ? (*s)[0].scores : std::vector<float>(d.texts.size(), 0.f));
     if (with_states) r.states.push_back(s.ok() ? (*s)[0] : DocumentScores{});
@@ -198,6 +209,24 @@ void PrintUnitKStudy(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int
                              : used == 0 ? "0 (no unit positions)"
                                          : std::to_string(used);
     PrintStudyRow("unit_k_study", name, docs, RunModel(variant, docs, pad, kPolicy),
+                  ck.config.scoring.rerank, out);
+  }
+}
+
+void PrintWindowStudy(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
+                      const std::vector<int64_t>& windows, nlohmann::json* out) {
+  std::printf(
+      "\n### Block-local window past %lld tokens (same model, k by policy; ROUGE and model "
+      "time)\n\n| window | ROUGE-1 | ROUGE-2 | ROUGE-Lsum | model s | tokens/s |\n"
+      "| --- | --- | --- | --- | --- | --- |\n",
+      static_cast<long long>(ck.config.attention.local_threshold));
+  for (const int64_t w : windows) {
+    Checkpoint variant = ck;  // shares the module; only the config's window differs
+    variant.config.attention.local_window = w;
+    const std::string name = w == ck.config.attention.local_window
+                                 ? std::to_string(w) + " (the model's)"
+                                 : std::to_string(w);
+    PrintStudyRow("window_study", name, docs, RunModel(variant, docs, pad, kPolicy),
                   ck.config.scoring.rerank, out);
   }
 }

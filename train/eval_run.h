@@ -22,6 +22,7 @@ struct ModelRun {
   std::vector<std::vector<float>> scores;
   std::vector<model::DocumentScores> states;  // unit_states per document, when asked for
   double seconds = 0;
+  std::vector<double> document_seconds;  // the model's time per document
   int64_t tokens = 0;
 
   // Document i's unit states (empty when not asked for).
@@ -64,6 +65,15 @@ void PrintKStudy(const net::Checkpoint& ck, const std::vector<EvalDoc>& docs, in
 // The same model with each unit-level clip distance of `ks` (token k by policy).
 void PrintUnitKStudy(const net::Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
                      const std::vector<int64_t>& ks, nlohmann::json* out);
+
+// The same model with each token-level block-local window of `windows` (tokens each side, for
+// inputs past attention.local_threshold; k by policy).
+void PrintWindowStudy(const net::Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
+                      const std::vector<int64_t>& windows, nlohmann::json* out);
+
+// Each study row in `out` also lists its documents (id, tokens, ROUGE-1/2/Lsum F1 x 100 and
+// the model's milliseconds), for tables by length and paired intervals
+// (models/experiments/policy/table.py).
 
 }  // namespace rpsum::train
 

@@ -61,6 +61,7 @@ absl::Status Report(const EvalOptions& o, const net::Checkpoint& ck,
   PrintTables(tables, run, docs.size(), out);
   if (!o.k_study.empty()) PrintKStudy(ck, docs, pad, run, o.k_study, out);
   if (!o.unit_k_study.empty()) PrintUnitKStudy(ck, docs, pad, o.unit_k_study, out);
+  if (!o.window_study.empty()) PrintWindowStudy(ck, docs, pad, o.window_study, out);
   if (!o.rerank_dump.empty()) {
     std::ofstream f(o.rerank_dump);
     if (!f) return absl::UnavailableError("cannot write --rerank_dump " + o.rerank_dump);

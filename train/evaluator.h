@@ -40,6 +40,7 @@ struct EvalOptions {
   bool no_rerank = false;             // select greedily even when the config reranks
   std::vector<int64_t> k_study;       // token-level clip distances compared with the policy
   std::vector<int64_t> unit_k_study;  // unit-level clip distances compared with the model's
+  std::vector<int64_t> window_study;  // token-level local windows compared with the model's
   std::string json;                   // write the results here
   std::string dump;                   // one JSON line per document: summaries and scores
   std::string rerank_dump;            // each document's reranking candidates, JSON lines

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Summary-level reranking with the network's unit states (docs/design.md, section 2,
-# "Selection"; model/select.h Candidate, the net_* features) on v2.3's weights, no retraining:
+# "Select"; model/select.h Candidate, the net_* features) on v2.3's weights, no retraining:
 # fit scoring.rerank's weights on corpus + corpus-extra train with rpsum-eval --fit_rerank
 # (the design chosen by cross-validation on the training splits, cv.sh; its flags are
 # scripts/recipe-flags' `rerank`, which scripts/train-model runs as its last stage), then score
