@@ -109,7 +109,31 @@ def main(paths):
               f"\nDifferent settings by length: {', '.join(sorted(picks))}.\n")
 
 
+def noise_floor(paths):
+    """The shipped configuration runs once in each study (the policy's k, unit k 16, window
+    256: the same computation at different times): per bucket, its median ms in each, and the
+    largest over the smallest. A speed difference below that is not a measurement."""
+    runs = []
+    for study, _, marker in STUDIES:
+        rows = pooled(paths, study)
+        runs += [docs for name, docs in rows.items() if marker in name]
+    print("## Timing noise\n\nThe shipped configuration, run once in each study (the same "
+          "computation, measured at different times in the same process): median model ms "
+          "per document.\n")
+    print("| tokens | n | " + " | ".join(s[1] for s in STUDIES) + " | largest / smallest |")
+    print("| --- | --- |" + " --- |" * (len(STUDIES) + 1))
+    for label, lo, hi in BUCKETS:
+        medians = [statistics.median(d["ms"] for d in docs if lo <= d["tokens"] < hi)
+                   for docs in runs if any(lo <= d["tokens"] < hi for d in docs)]
+        if medians:
+            n = sum(1 for d in runs[0] if lo <= d["tokens"] < hi)
+            print(f"| {label} | {n} | " + " | ".join(f"{m:.0f}" for m in medians) +
+                  f" | {max(medians) / min(medians):.2f} |")
+    print()
+
+
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     main(sys.argv[1:])
+    noise_floor(sys.argv[1:])
