@@ -6,26 +6,29 @@
 
 For each study (token k, unit k, local window) and each bucket of prepared tokens: every
 setting's mean ROUGE-1 / ROUGE-2 / ROUGE-Lsum, its median model milliseconds per document, and
-its ROUGE-1 difference from the shipped setting with a paired 95% bootstrap interval (10,000
-resamples of the bucket's documents, seeded); then the rule's winner per bucket."""
+its ROUGE-1 difference from the shipped setting with a paired 95% bootstrap interval
+(paired.py's bootstrap over the bucket's documents, seeded); then the rule's winner per bucket."""
 import json
+import pathlib
 import random
 import statistics
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from paired import interval as bootstrap_interval  # noqa: E402  (models/experiments/paired.py)
 
 BUCKETS = [("< 1k", 0, 1024), ("1k-2k", 1024, 2048), ("2k-4k", 2048, 4096),
            ("4k-8k", 4096, 8192), (">= 8k", 8192, 1 << 40)]
 STUDIES = [("k_study", "token-level k", "policy"), ("unit_k_study", "unit-level k", "(the model's)"),
            ("window_study", "local window (tokens each side)", "(the model's)")]
-RESAMPLES = 10000
 TIE = 0.2  # ROUGE-1: settings this close to the best are tied on quality
 
 
 def paired(base, cand, rng):
+    """Mean difference (candidate - base) and its 95% interval: paired.py's bootstrap."""
     diffs = [c - b for b, c in zip(base, cand)]
-    n = len(diffs)
-    means = sorted(sum(diffs[rng.randrange(n)] for _ in range(n)) / n for _ in range(RESAMPLES))
-    return sum(diffs) / n, means[int(0.025 * RESAMPLES)], means[int(0.975 * RESAMPLES) - 1]
+    low, high, _ = bootstrap_interval(diffs, rng)
+    return sum(diffs) / len(diffs), low, high
 
 
 def pooled(paths, study):
