@@ -8,9 +8,11 @@
 // (this binary re-executed) so that its peak RSS is its own.
 //   bench-model [--runs 3] [--threads 2] [--out bench/results]
 // With --compare OLD,NEW it times only two checkpoints' forwards side by side instead (their own
-// configs: shape, clip policy, attention thresholds), run by run alternated on the same random
-// 4,096- and 16,384-token documents, medians: model_compare.{md,json}.
+// configs: shape, clip policy, attention thresholds and windows), run by run alternated on the
+// same random documents of each length (--lengths; default 4,096 and 16,384 tokens), medians:
+// NAME.{md,json} (--name; default model_compare).
 //   bench-model --compare models/rpsum-ext-v1,models/rpsum-ext [--runs 15]
+//               [--lengths 4096,16384] [--name model_compare]
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <c10/core/InferenceMode.h>
@@ -123,7 +125,7 @@ int CompareChild(int64_t l, int runs, int threads) {
       const model::ModelConfig& c = cks[m].config;
       const int64_t s = b.unit_valid.size(1);
       const net::AttentionPlan tp =
-          net::TokenPlan(c, model::IsLocalAttention(c, l), model::ClipDistanceFor(c, l));
+          net::TokenPlan(c, c.attention.TokenWindow(l), model::ClipDistanceFor(c, l));
       const net::AttentionPlan sp = net::UnitPlan(c, model::IsLocalUnitAttention(c, s));
       const auto t0 = std::chrono::steady_clock::now();
       at::Tensor out = cks[m].scorer->forward(b, tp, sp);
@@ -136,8 +138,8 @@ int CompareChild(int64_t l, int runs, int threads) {
   return 0;
 }
 
-int Compare(const char* self, const std::string& pair, int runs, int threads,
-            const std::string& out_dir) {
+int Compare(const char* self, const std::string& pair, const std::vector<int64_t>& lengths,
+            const std::string& name, int runs, int threads, const std::string& out_dir) {
   setenv("RPSUM_BENCH_COMPARE", pair.c_str(), 1);
   const size_t comma = pair.find(',');
   const std::string old_dir = pair.substr(0, comma), new_dir = pair.substr(comma + 1);
@@ -149,7 +151,7 @@ int Compare(const char* self, const std::string& pair, int runs, int threads,
         "both alike; median of "
      << runs << " runs each, " << threads << " threads.\n\n"
      << "| tokens | old ms | new ms | new / old |\n| --- | --- | --- | --- |\n";
-  for (int64_t l : {4096, 16384}) {
+  for (const int64_t l : lengths) {
     const ChildResult r = RunChild(std::string(self) + " --child compare " + std::to_string(l) +
                                    " 0 " + std::to_string(runs) + " " + std::to_string(threads));
     if (r.seconds <= 0 || r.extra <= 0) {
@@ -161,7 +163,7 @@ int Compare(const char* self, const std::string& pair, int runs, int threads,
                   {"new_over_old", r.seconds / r.extra}, "", &out["tokens"], &md);
   }
   md << "\n";
-  WriteResults(out_dir, "model_compare", out.dump(2), md.str());
+  WriteResults(out_dir, name, out.dump(2), md.str());
   return 0;
 }
 
@@ -373,10 +375,27 @@ int main(int argc, char** argv) {
                                std::atoi(argv[5]), std::atoi(argv[6]));
   }
   const rpsum::bench::ParentArgs a = rpsum::bench::ParseParentArgs(argc, argv, 3);
+  std::string pair, name = "model_compare";
+  std::vector<int64_t> lengths = {4096, 16384};
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--compare") == 0) {
-      return rpsum::bench::Compare(argv[0], argv[i + 1], a.runs, a.threads, a.out);
+    if (std::strcmp(argv[i], "--compare") == 0) pair = argv[i + 1];
+    if (std::strcmp(argv[i], "--name") == 0) name = argv[i + 1];
+    if (std::strcmp(argv[i], "--lengths") == 0) {
+      lengths.clear();
+      for (const char* p = argv[i + 1]; *p != '\0';) {
+        char* end = nullptr;
+        lengths.push_back(std::strtoll(p, &end, 10));
+        p = *end == ',' ? end + 1 : end;
+        if (lengths.back() <= 0) {
+          std::fprintf(stderr,
+                       "bench-model: --lengths takes positive token counts, e.g. 4096,32768\n");
+          return 2;
+        }
+      }
     }
+  }
+  if (!pair.empty()) {
+    return rpsum::bench::Compare(argv[0], pair, lengths, name, a.runs, a.threads, a.out);
   }
   return rpsum::bench::Parent(argv[0], a.runs, a.threads, a.out);
 }

@@ -60,6 +60,24 @@ std::string ClipPolicy::Describe() const {
                       min, ", ", max, ")");
 }
 
+int64_t AttentionConfig::TokenWindow(int64_t tokens) const {
+  if (tokens <= local_threshold) return 0;
+  int64_t window = local_window;
+  for (const LocalWindowBand& b : local_windows) {
+    if (tokens >= b.from_tokens) window = b.window;
+  }
+  return window;
+}
+
+std::string AttentionConfig::DescribeWindows() const {
+  std::string out =
+      absl::StrCat(local_window, " tokens each side past ", local_threshold, " tokens");
+  for (const LocalWindowBand& b : local_windows) {
+    absl::StrAppend(&out, "; ", b.window, " from ", b.from_tokens);
+  }
+  return out;
+}
+
 std::vector<int64_t> ModelConfig::HeadClips(int64_t k) const {
   std::vector<int64_t> out(architecture.heads, k);
   const auto& m = architecture.head_clip_multipliers;
@@ -168,6 +186,14 @@ absl::Status ValidateServing(const ModelConfig& config) {
   const AttentionConfig& t = config.attention;
   RPSUM_RETURN_IF_ERROR(Range("attention.local_threshold", t.local_threshold, 1, 1 << 24));
   RPSUM_RETURN_IF_ERROR(Range("attention.local_window", t.local_window, 1, 1 << 16));
+  int64_t from = t.local_threshold;
+  for (const LocalWindowBand& b : t.local_windows) {
+    // Ascending, and each past the threshold and the band before it.
+    RPSUM_RETURN_IF_ERROR(
+        Range("attention.local_windows[].from_tokens", b.from_tokens, from + 1, 1 << 24));
+    RPSUM_RETURN_IF_ERROR(Range("attention.local_windows[].window", b.window, 1, 1 << 16));
+    from = b.from_tokens;
+  }
   RPSUM_RETURN_IF_ERROR(
       Range("attention.unit_local_threshold", t.unit_local_threshold, 1, 1 << 24));
   RPSUM_RETURN_IF_ERROR(Range("attention.unit_local_window", t.unit_local_window, 1, 1 << 16));
@@ -238,6 +264,25 @@ absl::Status ReadArchitecture(const json& a, Architecture* r) {
   return absl::OkStatus();
 }
 
+// attention.local_windows: [{"from_tokens": N, "window": W}, ...] when present.
+absl::Status ReadWindowBands(const json& t, std::vector<LocalWindowBand>* out) {
+  if (!t.contains("local_windows")) return absl::OkStatus();
+  const json& bands = t.at("local_windows");
+  if (!bands.is_array()) {
+    return absl::InvalidArgumentError("config.json: attention.local_windows must be a list");
+  }
+  out->clear();
+  for (const json& b : bands) {
+    RPSUM_RETURN_IF_ERROR(CheckKeys(b, "attention.local_windows[]", {"from_tokens", "window"}));
+    if (!b.contains("from_tokens") || !b.contains("window")) {
+      return absl::InvalidArgumentError(
+          "config.json: each attention.local_windows entry needs from_tokens and window");
+    }
+    out->push_back({b.at("from_tokens").get<int64_t>(), b.at("window").get<int64_t>()});
+  }
+  return absl::OkStatus();
+}
+
 // clip_policy, attention, tokenizer and weights: each section when present.
 absl::Status ReadServing(const json& j, ModelConfig* c) {
   if (j.contains("clip_policy")) {
@@ -252,11 +297,12 @@ absl::Status ReadServing(const json& j, ModelConfig* c) {
   }
   if (j.contains("attention")) {
     const json& t = j.at("attention");
-    RPSUM_RETURN_IF_ERROR(CheckKeys(
-        t, "attention",
-        {"local_threshold", "local_window", "unit_local_threshold", "unit_local_window"}));
+    RPSUM_RETURN_IF_ERROR(CheckKeys(t, "attention",
+                                    {"local_threshold", "local_window", "local_windows",
+                                     "unit_local_threshold", "unit_local_window"}));
     Read(t, "local_threshold", &c->attention.local_threshold);
     Read(t, "local_window", &c->attention.local_window);
+    RPSUM_RETURN_IF_ERROR(ReadWindowBands(t, &c->attention.local_windows));
     Read(t, "unit_local_threshold", &c->attention.unit_local_threshold);
     Read(t, "unit_local_window", &c->attention.unit_local_window);
   }
@@ -392,6 +438,11 @@ std::string ModelConfig::ToJson() const {
                     {"local_window", attention.local_window},
                     {"unit_local_threshold", attention.unit_local_threshold},
                     {"unit_local_window", attention.unit_local_window}};
+  // Written only when set, so the configs of models without bands stay as they were.
+  for (const LocalWindowBand& b : attention.local_windows) {
+    j["attention"]["local_windows"].push_back(
+        {{"from_tokens", b.from_tokens}, {"window", b.window}});
+  }
   j["tokenizer"] = {{"file", tokenizer.file},
                     {"max_tokens_per_unit", tokenizer.max_tokens_per_unit}};
   j["scoring"] = {{"centrality_weight", scoring.centrality_weight}};

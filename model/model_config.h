@@ -78,13 +78,29 @@ struct ClipPolicy {
   std::string Describe() const;
 };
 
+// From `from_tokens` tokens on, block-local token attention uses `window` tokens each side.
+struct LocalWindowBand {
+  int64_t from_tokens = 0;
+  int64_t window = 0;
+};
+
 struct AttentionConfig {
   // Token sequences longer than this use block-local attention of +-local_window tokens.
   int64_t local_threshold = 2048;
   int64_t local_window = 256;
+  // The window by length (the length policy, models/experiments/policy): each band, in
+  // ascending from_tokens above local_threshold, replaces local_window from its length on.
+  // Empty: local_window at every length past the threshold.
+  std::vector<LocalWindowBand> local_windows;
   // The same for the unit layers, counted in units.
   int64_t unit_local_threshold = 1024;
   int64_t unit_local_window = 128;
+
+  // Tokens each side of the block-local token attention for a sequence of `tokens`; 0 when it
+  // is short enough for full attention.
+  int64_t TokenWindow(int64_t tokens) const;
+  // Human-readable, e.g. "256 tokens each side past 1024 tokens; 128 from 4096".
+  std::string DescribeWindows() const;
 };
 
 struct TokenizerConfig {

@@ -40,6 +40,44 @@ TEST(ModelConfig, RoundTripsThroughJson) {
   EXPECT_EQ(back->HeadClips(32), (std::vector<int64_t>{32, 64}));  // clamped to K
 }
 
+// attention.local_windows: the window by length past the threshold, written only when set,
+// read back, described, and refused when out of order, at or under the threshold, or unknown.
+TEST(ModelConfig, LocalWindowBands) {
+  ModelConfig c;
+  c.attention.local_threshold = 1024;
+  c.attention.local_window = 256;
+  EXPECT_EQ(c.ToJson().find("local_windows"), std::string::npos);
+  EXPECT_EQ(c.attention.TokenWindow(5000), 256);
+  c.attention.local_windows = {{4096, 128}, {8192, 256}};
+  ASSERT_TRUE(c.Validate().ok());
+  const auto back = ModelConfig::FromJson(c.ToJson());
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->ToJson(), c.ToJson());
+  const AttentionConfig& a = back->attention;
+  ASSERT_EQ(a.local_windows.size(), 2U);
+  EXPECT_EQ(a.TokenWindow(1024), 0);  // full attention up to the threshold
+  EXPECT_EQ(a.TokenWindow(1025), 256);
+  EXPECT_EQ(a.TokenWindow(4095), 256);
+  EXPECT_EQ(a.TokenWindow(4096), 128);
+  EXPECT_EQ(a.TokenWindow(8191), 128);
+  EXPECT_EQ(a.TokenWindow(32768), 256);
+  EXPECT_EQ(a.DescribeWindows(),
+            "256 tokens each side past 1024 tokens; 128 from 4096; 256 from 8192");
+  for (const auto& bad : std::vector<std::vector<LocalWindowBand>>{
+           {{8192, 128}, {4096, 256}}, {{1024, 128}}, {{4096, 0}}}) {
+    ModelConfig d = c;
+    d.attention.local_windows = bad;
+    EXPECT_FALSE(d.Validate().ok());
+    const absl::Status read = ModelConfig::FromJson(d.ToJson()).status();
+    EXPECT_NE(read.message().find("attention.local_windows"), std::string::npos) << read;
+  }
+  std::string unknown = c.ToJson();
+  const size_t at = unknown.find("\"from_tokens\"");
+  ASSERT_NE(at, std::string::npos);
+  unknown.insert(at, "\"size\":1,");
+  EXPECT_FALSE(ModelConfig::FromJson(unknown).ok());
+}
+
 // architecture.positions: written only when not the shipped "relative" (the shipped config.json
 // stays as it is), max_positions only for learned tables; anything else is refused by name.
 TEST(ModelConfig, PositionsRoundTripAndAreChecked) {

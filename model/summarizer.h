@@ -20,9 +20,9 @@ namespace rpsum::model {
 
 // One document's scores and how the model actually ran it (what a response reports).
 struct DocumentScores {
-  std::vector<float> scores;     // a probability per kept unit
-  int64_t clip_distance = 0;     // the k the token layers used
-  bool local_attention = false;  // block-local token attention (else full)
+  std::vector<float> scores;  // a probability per kept unit
+  int64_t clip_distance = 0;  // the k the token layers used
+  int64_t local_window = 0;   // tokens each side of block-local token attention; 0: full
   // When asked for (ScoreDocuments' with_states): the state the network's head reads for each
   // kept unit, row-major [kept units x state_size] (docs/design.md, section 2, "Select").
   std::vector<float> unit_states;
@@ -83,13 +83,14 @@ void SetModelFaultHookForTesting(std::function<void(size_t batch_size)> hook);
 
 // The attention work of one document of `tokens` tokens in cost units (token-equivalents):
 // tokens plus the attention-score elements divided by 256 (tokens x span, where the span is
-// all tokens under full attention and 3 windows under block-local attention). Torch-free.
+// all tokens under full attention and 3 windows under block-local attention, the window the
+// length's: AttentionConfig::TokenWindow). Torch-free.
 int64_t AttentionCost(const ModelConfig& config, int64_t tokens);
 
 // The clip distance k for a sequence of `tokens` (override 0: the policy, else the override),
-// clamped to the model's tables; and whether its token layers attend block-locally.
+// clamped to the model's tables. Whether and how widely its token layers attend block-locally:
+// config.attention.TokenWindow(tokens).
 int64_t ClipDistanceFor(const ModelConfig& config, int64_t tokens, int64_t override_k = 0);
-bool IsLocalAttention(const ModelConfig& config, int64_t tokens);
 // Whether the unit layers attend block-locally for a document of `units` kept units.
 bool IsLocalUnitAttention(const ModelConfig& config, int64_t units);
 

@@ -197,8 +197,9 @@ void FillSummary(const RequestPlan& plan, const ReadDocument& read,
   out->set_truncated(doc.truncated);
   out->set_truncated_sentences(static_cast<uint32_t>(doc.units.size() - doc.kept.size()));
   out->set_clip_distance(static_cast<uint32_t>(result.clip_distance));
-  out->set_attention_mode(result.local_attention ? v1::ATTENTION_MODE_LOCAL
-                                                 : v1::ATTENTION_MODE_FULL);
+  out->set_attention_mode(result.local_window > 0 ? v1::ATTENTION_MODE_LOCAL
+                                                  : v1::ATTENTION_MODE_FULL);
+  out->set_local_window(static_cast<uint32_t>(result.local_window));
   out->set_content_type(std::string(formats::MimeName(read.type)));
   out->set_language(read.language);
   if (read.extracted) {
@@ -221,9 +222,9 @@ void FillEstimate(const ReadDocument& read, const model::PreparedDocument& doc,
   out->set_input_tokens(static_cast<uint32_t>(doc.num_tokens()));
   out->set_input_sentences(static_cast<uint32_t>(doc.units.size()));
   out->set_clip_distance(static_cast<uint32_t>(clip_distance));
-  out->set_attention_mode(model::IsLocalAttention(config, doc.num_tokens())
-                              ? v1::ATTENTION_MODE_LOCAL
-                              : v1::ATTENTION_MODE_FULL);
+  const int64_t window = config.attention.TokenWindow(doc.num_tokens());
+  out->set_attention_mode(window > 0 ? v1::ATTENTION_MODE_LOCAL : v1::ATTENTION_MODE_FULL);
+  out->set_local_window(static_cast<uint32_t>(window));
   out->set_truncated(doc.truncated);
   out->set_truncated_sentences(static_cast<uint32_t>(doc.units.size() - doc.kept.size()));
   out->set_cost(static_cast<uint64_t>(model::AttentionCost(config, doc.num_tokens())));

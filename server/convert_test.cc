@@ -122,7 +122,7 @@ TEST(FillSummary, SentencesPointAtTheirTextInTheDocument) {
   model::DocumentScores scores;
   scores.scores = {0.9f, 0.2f, 0.7f, 0.5f};
   scores.clip_distance = 8;
-  scores.local_attention = true;
+  scores.local_window = 96;
   v1::SummarizeResponse out;
   FillSummary(*plan, read, *doc, scores, &out);
   ASSERT_EQ(out.sentences_size(), 2);  // the heading is structure, not content
@@ -139,6 +139,7 @@ TEST(FillSummary, SentencesPointAtTheirTextInTheDocument) {
   EXPECT_EQ(out.summary(), "We keep a warm pool.\nLogs rotate every day.");
   EXPECT_EQ(out.clip_distance(), 8U);
   EXPECT_EQ(out.attention_mode(), v1::ATTENTION_MODE_LOCAL);
+  EXPECT_EQ(out.local_window(), 96U);
   EXPECT_EQ(out.input_sentences(), 4U);
   EXPECT_FALSE(out.truncated());
   ASSERT_EQ(out.scores_size(), 4);

@@ -334,6 +334,7 @@ void SummarizerService::HandleModelInfo(CallInfo info, v1::ModelInfo* out, Done 
     out->set_clip_policy(d.config.clip_policy.Describe());
     out->set_local_attention_threshold(static_cast<uint32_t>(d.config.attention.local_threshold));
     out->set_local_window(static_cast<uint32_t>(d.config.attention.local_window));
+    out->set_local_window_policy(d.config.attention.DescribeWindows());
     auto* l = out->mutable_limits();
     l->set_max_document_bytes(options_.max_document_bytes);
     l->set_max_input_tokens(static_cast<uint32_t>(options_.max_input_tokens));

@@ -41,7 +41,7 @@ class FakeSummarizer : public model::Summarizer {
       // Earlier units score higher, so selection is predictable.
       for (size_t i = 0; i < r.scores.size(); ++i) r.scores[i] = 1.0f / static_cast<float>(i + 1);
       r.clip_distance = k;
-      r.local_attention = model::IsLocalAttention(desc_.config, d->num_tokens());
+      r.local_window = desc_.config.attention.TokenWindow(d->num_tokens());
       if (states_) {
         r.unit_states = states_(*d);
         r.state_size = state_size_;

@@ -32,7 +32,8 @@ ABSL_FLAG(std::string, unit_k_study, "",
           "architecture.unit_clip_distance; 0: no unit positions) to compare with it");
 ABSL_FLAG(std::string, window_study, "",
           "comma-separated token-level block-local windows (tokens each side, 1 or more) to "
-          "compare with the model's attention.local_window on inputs past its local_threshold");
+          "compare with the model's attention.local_window on inputs past its local_threshold "
+          "(each at every length: the config's local_windows bands set aside)");
 ABSL_FLAG(std::string, dump, "",
           "write one JSON line per document here: id, source, reference, and per system the "
           "summary and its ROUGE-1/2/Lsum F1 (for error analysis)");
@@ -56,6 +57,10 @@ ABSL_FLAG(std::string, rerank_features, "",
           "model/model_config.h kRerankFeatureNames); the others get weight 0. Empty: all");
 ABSL_FLAG(double, rerank_l2, 0.001, "--fit_rerank: the fit's L2 penalty on the weights");
 ABSL_FLAG(std::string, rerank_version, "", "--fit_rerank: the written config's version");
+ABSL_FLAG(std::string, served_windows, "",
+          "--fit_rerank: the written config's block-local window by length, FROM:WINDOW,... "
+          "(attention.local_windows; the length policy, models/experiments/policy); the fit "
+          "itself runs with the model's. Empty: the model's");
 
 namespace rpsum::train {
 namespace {
@@ -70,6 +75,22 @@ absl::StatusOr<std::vector<int64_t>> Distances(const char* flag, const std::stri
           absl::StrCat("--", flag, ": '", item, "' is not a clip distance (0 or more)"));
     }
     out.push_back(k);
+  }
+  return out;
+}
+
+// --served_windows: FROM:WINDOW,... (Validate checks the order and ranges when written).
+absl::StatusOr<std::vector<model::LocalWindowBand>> WindowBands(const std::string& text) {
+  std::vector<model::LocalWindowBand> out;
+  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+    const std::vector<absl::string_view> parts = absl::StrSplit(item, ':');
+    model::LocalWindowBand b;
+    if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &b.from_tokens) ||
+        !absl::SimpleAtoi(parts[1], &b.window)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--served_windows: '", item, "' is not FROM:WINDOW (tokens, e.g. 4096:128)"));
+    }
+    out.push_back(b);
   }
   return out;
 }
@@ -107,6 +128,9 @@ absl::StatusOr<EvalOptions> OptionsFromFlags() {
   o.fit.features = absl::StrSplit(absl::GetFlag(FLAGS_rerank_features), ',', absl::SkipEmpty());
   o.fit.l2 = absl::GetFlag(FLAGS_rerank_l2);
   o.fit.version = absl::GetFlag(FLAGS_rerank_version);
+  auto bands = WindowBands(absl::GetFlag(FLAGS_served_windows));
+  if (!bands.ok()) return bands.status();
+  o.fit.served_windows = *std::move(bands);
   return o;
 }
 

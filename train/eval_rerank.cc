@@ -243,6 +243,7 @@ absl::Status FitRerankAndWrite(const net::Checkpoint& ck, const std::vector<Eval
   model::ModelConfig config = ck.config;
   config.scoring.rerank = rerank;
   if (!fit.version.empty()) config.version = fit.version;
+  if (!fit.served_windows.empty()) config.attention.local_windows = fit.served_windows;
   nlohmann::json training = nlohmann::json::parse(config.training_json);
   training["rerank_fitted_on"] = {{"data", data}, {"documents", candidates.z.size()}};
   config.training_json = training.dump();

@@ -223,9 +223,12 @@ void PrintWindowStudy(const Checkpoint& ck, const std::vector<EvalDoc>& docs, in
   for (const int64_t w : windows) {
     Checkpoint variant = ck;  // shares the module; only the config's window differs
     variant.config.attention.local_window = w;
-    const std::string name = w == ck.config.attention.local_window
+    variant.config.attention.local_windows.clear();  // one window at every length
+    // A model with bands runs its base window below the first band: the row to compare with.
+    const std::string name = w != ck.config.attention.local_window ? std::to_string(w)
+                             : ck.config.attention.local_windows.empty()
                                  ? std::to_string(w) + " (the model's)"
-                                 : std::to_string(w);
+                                 : std::to_string(w) + " (the model's base window)";
     PrintStudyRow("window_study", name, docs, RunModel(variant, docs, pad, kPolicy),
                   ck.config.scoring.rerank, out);
   }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "model/model_config.h"
 
 namespace rpsum::train {
 
@@ -25,6 +26,9 @@ struct RerankFitOptions {
   std::vector<std::string> features;  // the features fitted (empty: all); the others get 0
   double l2 = 0.001;                  // the fit's L2 penalty on the weights
   std::string version;                // the written config's version (empty: the model's)
+  // The written config's attention.local_windows (empty: the model's): the length policy
+  // measured on the fitted model (models/experiments/policy). The fit runs with the model's.
+  std::vector<model::LocalWindowBand> served_windows;
 };
 
 struct EvalOptions {

@@ -208,7 +208,7 @@ double Trainer::Step(const std::vector<size_t>& b, double lr, int64_t* k) {
   *k = tied ? 0 : TrainingClipDistance(config_, o_.seed, step, batch.tokens.size(1));
   // Training batches hold documents of similar length: one plan for the batch.
   const net::AttentionPlan tp =
-      net::TokenPlan(config_, model::IsLocalAttention(config_, batch.tokens.size(1)), *k);
+      net::TokenPlan(config_, config_.attention.TokenWindow(batch.tokens.size(1)), *k);
   net::AttentionPlan sp =
       net::UnitPlan(config_, model::IsLocalUnitAttention(config_, batch.unit_pos.size(1)));
   if (tied) sp.head_k.assign(sp.head_k.size(), 0);

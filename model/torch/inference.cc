@@ -9,13 +9,13 @@
 #include <cstring>
 #include <functional>
 #include <mutex>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "model/select.h"
 
 namespace rpsum::net {
 
-using model::IsLocalAttention;
 using model::IsLocalUnitAttention;
 using model::kNumFeatures;
 using model::ModelConfig;
@@ -59,11 +59,11 @@ void ThrowModelErrorForTesting(const std::string& message) { TORCH_CHECK(false, 
 
 namespace rpsum::net {
 
-AttentionPlan TokenPlan(const ModelConfig& config, bool local, int64_t k) {
+AttentionPlan TokenPlan(const ModelConfig& config, int64_t window, int64_t k) {
   AttentionPlan p;
   p.head_k = config.HeadClips(k);
-  p.local = local;
-  p.window = config.attention.local_window;
+  p.local = window > 0;
+  p.window = window;
   return p;
 }
 
@@ -127,16 +127,20 @@ absl::StatusOr<std::vector<DocumentScores>> ScoreDocuments(
     const ModelConfig& config = checkpoint.config;
     const at::Device device = checkpoint.scorer->parameters().front().device();
     ExtractiveScorer scorer = checkpoint.scorer;  // shares the module
-    // One forward pass per attention mode present: (token local, sentence local) of each
+    // One forward pass per attention mode present: (token window, unit local) of each
     // document's own length. Padding then only adds masked keys, which change nothing.
     std::vector<DocumentScores> out(docs.size());
-    for (const bool token_local : {false, true}) {
+    std::set<int64_t> windows;
+    for (const PreparedDocument* d : docs) {
+      windows.insert(config.attention.TokenWindow(d->num_tokens()));
+    }
+    for (const int64_t token_window : windows) {
       for (const bool unit_local : {false, true}) {
         std::vector<size_t> members;
         std::vector<const PreparedDocument*> group;
         for (size_t i = 0; i < docs.size(); ++i) {
           const auto units = static_cast<int64_t>(docs[i]->kept.size());
-          if (IsLocalAttention(config, docs[i]->num_tokens()) == token_local &&
+          if (config.attention.TokenWindow(docs[i]->num_tokens()) == token_window &&
               IsLocalUnitAttention(config, units) == unit_local) {
             members.push_back(i);
             group.push_back(docs[i]);
@@ -145,7 +149,7 @@ absl::StatusOr<std::vector<DocumentScores>> ScoreDocuments(
         if (group.empty()) continue;
         const ModelBatch batch = MakeBatch(group, pad_id, device);
         const at::Tensor states =
-            scorer->EncodeUnits(scorer->EncodeTokens(batch, TokenPlan(config, token_local, k)),
+            scorer->EncodeUnits(scorer->EncodeTokens(batch, TokenPlan(config, token_window, k)),
                                 batch, UnitPlan(config, unit_local));
         const at::Tensor logits = scorer->UnitLogits(states).to(at::kCPU, at::kFloat).contiguous();
         const at::Tensor cpu_states =
@@ -156,7 +160,7 @@ absl::StatusOr<std::vector<DocumentScores>> ScoreDocuments(
           d.scores = ServedScores(*group[g], std::vector<float>(row, row + group[g]->kept.size()),
                                   config.scoring);
           d.clip_distance = k;
-          d.local_attention = token_local;
+          d.local_window = token_window;
           if (with_states) {
             const int64_t width = cpu_states.size(2);
             const float* s = cpu_states[static_cast<int64_t>(g)].data_ptr<float>();

@@ -123,7 +123,7 @@ TEST_F(InferenceTest, ScoresDoNotDependOnTheBatch) {
   for (const PreparedDocument* doc : {below.get(), above.get()}) {
     const bool own_local = doc->num_tokens() > threshold;
     const DocumentScores alone = Score({doc}, k)[0];
-    EXPECT_EQ(alone.local_attention, own_local);
+    EXPECT_EQ(alone.local_window > 0, own_local);
     EXPECT_EQ(alone.clip_distance, k);
     const std::vector<std::vector<const PreparedDocument*>> batches = {
         {doc, shorter.get()},
@@ -135,13 +135,46 @@ TEST_F(InferenceTest, ScoresDoNotDependOnTheBatch) {
       const std::vector<DocumentScores> got = Score(batch, k);
       ASSERT_EQ(got.size(), batch.size());
       for (size_t i = 0; i < batch.size(); ++i) {
-        EXPECT_EQ(got[i].local_attention, batch[i]->num_tokens() > threshold);
+        EXPECT_EQ(got[i].local_window, config().attention.TokenWindow(batch[i]->num_tokens()));
         if (batch[i] != doc) continue;
         EXPECT_LE(MaxDiff(got[i].scores, alone.scores), 1e-5)
             << doc->num_tokens() << " tokens in a batch of " << batch.size();
       }
     }
   }
+}
+
+// A window that depends on the length (attention.local_windows): a document in a band runs
+// with the band's window alone and next to partners under another window or full attention,
+// with identical scores, and the window reaches the kernel (other scores than the base window).
+TEST_F(InferenceTest, WindowBandsFollowEachDocumentsLength) {
+  const int64_t threshold = config().attention.local_threshold;
+  Checkpoint banded = *checkpoint_;  // shares the module; only the config differs
+  banded.config.attention.local_windows = {{threshold + 600, 32}};
+  ASSERT_TRUE(banded.config.Validate().ok());
+  const auto below = Doc(threshold - 124);  // full attention
+  const auto base = Doc(threshold + 76);    // the base window
+  const auto band = Doc(threshold + 900);   // the band's window
+  ASSERT_GT(band->num_tokens(), threshold + 600);
+  ASSERT_LT(base->num_tokens(), threshold + 600);
+  const int64_t k = 16;
+  const auto score = [&](const Checkpoint& ck, std::vector<const PreparedDocument*> docs) {
+    auto r = ScoreDocuments(ck, docs, k, tokenizer_->pad_id());
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? *std::move(r) : std::vector<DocumentScores>(docs.size());
+  };
+  const DocumentScores alone = score(banded, {band.get()})[0];
+  EXPECT_EQ(alone.local_window, 32);
+  EXPECT_EQ(score(banded, {base.get()})[0].local_window, config().attention.local_window);
+  const DocumentScores unbanded = score(*checkpoint_, {band.get()})[0];
+  EXPECT_EQ(unbanded.local_window, config().attention.local_window);
+  EXPECT_GT(MaxDiff(alone.scores, unbanded.scores), 1e-4);
+  const std::vector<DocumentScores> got = score(banded, {base.get(), band.get(), below.get()});
+  ASSERT_EQ(got.size(), 3U);
+  EXPECT_EQ(got[0].local_window, config().attention.local_window);
+  EXPECT_EQ(got[1].local_window, 32);
+  EXPECT_EQ(got[2].local_window, 0);
+  EXPECT_LE(MaxDiff(got[1].scores, alone.scores), 1e-5);
 }
 
 // k reaches the kernel: the same document at two clip distances gives different scores, and

@@ -64,6 +64,7 @@ std::string MakeTinyCheckpoint() {
     c.clip_policy = {4, 1, 16, {1, 2, 4, 8, 16}, 0};
     c.attention.local_threshold = 256;
     c.attention.local_window = 64;
+    c.attention.local_windows = {{512, 32}};
     net::ExtractiveScorer scorer(c.architecture);
     if (!net::SaveCheckpoint(d.string(), c, scorer).ok()) return std::string();
     return d.string();
@@ -208,6 +209,17 @@ TEST(Server, EveryRpcOnTheRealModel) {
   EXPECT_EQ(info->max_clip_distance(), 16u);
   EXPECT_EQ(info->limits().max_input_tokens(), 32768u);
   EXPECT_EQ(info->device(), "cpu");
+  EXPECT_EQ(info->local_window(), 64u);
+  EXPECT_EQ(info->local_window_policy(), "64 tokens each side past 256 tokens; 32 from 512");
+
+  // The window follows each document's own length (attention.local_windows).
+  EXPECT_EQ(shortdoc->local_window(), 0u);
+  EXPECT_EQ(r->local_window(), r->input_tokens() >= 512 ? 32u : 64u);
+  EXPECT_EQ(e->local_window(), r->local_window());
+  auto longdoc = c->Summarize(Document(200), o);
+  ASSERT_TRUE(longdoc.ok()) << longdoc.status();
+  EXPECT_GE(longdoc->input_tokens(), 512u);
+  EXPECT_EQ(longdoc->local_window(), 32u);
 
   o.clip_distance = 2;  // the override is used
   auto k2 = c->Summarize(doc, o);

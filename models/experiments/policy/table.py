@@ -19,8 +19,8 @@ from paired import interval as bootstrap_interval  # noqa: E402  (models/experim
 
 BUCKETS = [("< 1k", 0, 1024), ("1k-2k", 1024, 2048), ("2k-4k", 2048, 4096),
            ("4k-8k", 4096, 8192), (">= 8k", 8192, 1 << 40)]
-STUDIES = [("k_study", "token-level k", "policy"), ("unit_k_study", "unit-level k", "(the model's)"),
-           ("window_study", "local window (tokens each side)", "(the model's)")]
+STUDIES = [("k_study", "token-level k", "policy"), ("unit_k_study", "unit-level k", "(the model's"),
+           ("window_study", "local window (tokens each side)", "(the model's")]
 TIE = 0.2  # ROUGE-1: settings this close to the best are tied on quality
 
 
