@@ -345,7 +345,12 @@ class Model:
         length, s = len(tokens), len(unit_pos)
         x = w["embed.weight"][torch.tensor(tokens)][None]
         valid = torch.ones(length, dtype=torch.bool)
-        window = self.att["local_window"] if length > self.att["local_threshold"] else None
+        window = None
+        if length > self.att["local_threshold"]:  # the window by length (AttentionConfig::TokenWindow)
+            window = self.att["local_window"]
+            for band in self.att.get("local_windows", []):
+                if length >= band["from_tokens"]:
+                    window = band["window"]
         for i in range(self.token_layers):
             x = self.layer(x, valid, f"token_layers.{i}", token_k, window)
         hidden = x.shape[-1]
