@@ -2,9 +2,12 @@
 # Scores each finished variant of command.sh (runs/positions-VARIANT/reranked) through the served
 # selection on both valid splits (VARIANT-valid.md, VARIANT-valid-extra.md and their .json: by
 # length, ">=4k" words being the documents past the 4,096-token training heads, served whole),
-# and against the shipped relative model (models/rpsum-ext; relative-valid*.md) with a paired
-# bootstrap over documents on both splits (VARIANT-paired.md, ../paired-valid.sh). Skips a
-# variant already scored; run from anywhere.
+# and against the shipped relative model as v2.4 served it (models/rpsum-ext with one window
+# at every length, ../policy/one-window.sh: the variants were fitted like v2.4, before the
+# window by length of v2.5; relative-valid*.md) with a paired bootstrap over documents on both
+# splits (VARIANT-paired.md, ../paired-valid.sh). Then the model card's table, every model by
+# document length with paired intervals (positions.md, table.py; dumps in runs/positions-dumps).
+# Skips a variant or a dump already made; run from anywhere.
 #   eval.sh [VARIANT...]      (default: sinusoidal learned none)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."  # the checkout
@@ -19,7 +22,9 @@ score() {  # NAME MODEL: both valid splits into NAME-valid{,-extra}.{md,json}
   $e --model "$2" --data_dir "$data/corpus-extra" --split valid --threads 2 \
     --json "$here/$1-valid-extra.json" > "$here/$1-valid-extra.md"
 }
-score relative models/rpsum-ext
+relative=runs/positions-relative
+models/experiments/policy/one-window.sh models/rpsum-ext "$relative"
+score relative "$relative"
 variants=("$@")
 [ ${#variants[@]} -gt 0 ] || variants=(sinusoidal learned none)
 for v in "${variants[@]}"; do
@@ -27,5 +32,25 @@ for v in "${variants[@]}"; do
   [ -f "$run/config.json" ] || { echo "eval.sh: $v not trained yet ($run)"; continue; }
   score "$v" "$run"
   [ -f "$here/$v-paired.md" ] || models/experiments/paired-valid.sh "$here/$v-paired.md" \
-    relative models/rpsum-ext "$v" "$run"
+    relative "$relative" "$v" "$run"
 done
+# The card's table: each scored model's served summaries on both splits, then by length.
+dumps=runs/positions-dumps
+mkdir -p "$dumps"
+names=(relative)
+for v in sinusoidal learned none; do
+  [ -f "runs/positions-$v/reranked/config.json" ] && names+=("$v")
+done
+for n in "${names[@]}"; do
+  model=runs/positions-$n/reranked
+  [ "$n" = relative ] && model=$relative
+  for split in corpus:valid corpus-extra:valid-extra; do
+    f=$dumps/$n-${split##*:}.dump
+    [ -f "$f" ] && continue
+    $e --model "$model" --data_dir "$data/${split%%:*}" --split valid --threads 2 \
+      --dump "$f.part" > /dev/null
+    mv "$f.part" "$f"
+  done
+done
+/usr/bin/python3 "$here/table.py" "$dumps" "${names[@]}" > "$here/positions.md"
+cat "$here/positions.md"
