@@ -6,23 +6,16 @@
 # ablation on the same recipe (v2.1-nopos ran it on v2.1's). The relative row is the shipped
 # model (models/rpsum-ext).
 # Each variant's logs are copied here as VARIANT-pretrain.log, VARIANT-train.log and
-# VARIANT-rerank-fit.md. Resumable: run it again after an interruption; a variant whose
-# reranked checkpoint exists is not retrained.
+# VARIANT-rerank-fit.md (../recipe-variant.sh). Resumable: run it again after an
+# interruption; a variant whose reranked checkpoint exists is not retrained.
 #   command.sh [VARIANT...]      (default: sinusoidal learned none)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."  # the checkout
 here=models/experiments/positions
-cmake --preset release >/dev/null
-cmake --build --preset release --target rpsum-train rpsum-eval rpsum_spm
 variants=("$@")
 [ ${#variants[@]} -gt 0 ] || variants=(sinusoidal learned none)
 for v in "${variants[@]}"; do
-  out=runs/positions-$v
-  if [ ! -f "$out/reranked/config.json" ]; then
-    RPSUM_VERSION=2.4-$v scripts/train-recipe "$out" --positions "$v" --model_version "2.3-$v"
-  fi
-  cp "$out-pt/train.log" "$here/$v-pretrain.log"
-  cp "$out/train.log" "$here/$v-train.log"
-  cp "$out/rerank-fit.md" "$here/$v-rerank-fit.md"
+  models/experiments/recipe-variant.sh "$here" "$v" "positions-$v" "2.4-$v" --positions "$v" \
+    --model_version "2.3-$v"
 done
 echo ALLDONE

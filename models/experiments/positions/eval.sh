@@ -28,8 +28,11 @@ score relative "$relative"
 variants=("$@")
 [ ${#variants[@]} -gt 0 ] || variants=(sinusoidal learned none)
 for v in "${variants[@]}"; do
-  run=runs/positions-$v/reranked
-  [ -f "$run/config.json" ] || { echo "eval.sh: $v not trained yet ($run)"; continue; }
+  trained=runs/positions-$v/reranked
+  [ -f "$trained/config.json" ] || { echo "eval.sh: $v not trained yet ($trained)"; continue; }
+  # One window, like the relative row (a fit by today's recipe adds the window by length).
+  run=runs/positions-$v/one-window
+  models/experiments/policy/one-window.sh "$trained" "$run" "2.4-$v"
   score "$v" "$run"
   [ -f "$here/$v-paired.md" ] || models/experiments/paired-valid.sh "$here/$v-paired.md" \
     relative "$relative" "$v" "$run"
@@ -39,10 +42,10 @@ dumps=runs/positions-dumps
 mkdir -p "$dumps"
 names=(relative)
 for v in sinusoidal learned none; do
-  [ -f "runs/positions-$v/reranked/config.json" ] && names+=("$v")
+  [ -f "runs/positions-$v/one-window/config.json" ] && names+=("$v")
 done
 for n in "${names[@]}"; do
-  model=runs/positions-$n/reranked
+  model=runs/positions-$n/one-window
   [ "$n" = relative ] && model=$relative
   for split in corpus:valid corpus-extra:valid-extra; do
     f=$dumps/$n-${split##*:}.dump
