@@ -10,7 +10,8 @@ the baseline. Rows: buckets of document words (<1k, 1k-2k, 2k-4k, >=4k: the last
 4,096-token heads the networks were trained on, served whole) and all documents; per model,
 mean ROUGE-1 / ROUGE-2 / ROUGE-Lsum and the ROUGE-1, ROUGE-2 and ROUGE-Lsum differences from
 the baseline with paired 95% intervals (paired.py's bootstrap over the bucket's documents,
-seeded). WHAT names the models' column (default "positions"); SOURCE, the command named in the
+seeded by bucket, model and measure: a model's intervals do not depend on the table's other
+models). WHAT names the models' column (default "positions"); SOURCE, the command named in the
 heading. --card prints the model card's condensed form instead: one row per bucket, the
 baseline's means, then per model its means and its R1 / RLsum differences (the bucket past the
 heads in bold)."""
@@ -41,9 +42,7 @@ def load(dump_dir, name):
 
 
 def bucket_rows(runs, names):
-    """(bucket label, n, {name: (means, [(diff, low, high)] per measure or None)}) per bucket;
-    the bootstrap draws in the same order whatever is printed."""
-    rng = random.Random(52)
+    """(bucket label, n, {name: (means, [(diff, low, high)] per measure or None)}) per bucket."""
     base = runs[names[0]]
     rows = []
     for label, lo, hi in BUCKETS:
@@ -57,6 +56,7 @@ def bucket_rows(runs, names):
             diffs = []
             for m in range(3):
                 d = [run[i][1][m] - base[i][1][m] for i in ids]
+                rng = random.Random(f"52/{label}/{name}/{MEASURES[m]}")
                 low, high, _ = bootstrap_interval(d, rng)
                 diffs.append((statistics.fmean(d), low, high))
             cells[name] = (means, None if name == names[0] else diffs)

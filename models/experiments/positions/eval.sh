@@ -6,8 +6,8 @@
 # at every length, ../policy/one-window.sh: the variants were fitted like v2.4, before the
 # window by length of v2.5; relative-valid*.md) with a paired bootstrap over documents on both
 # splits (VARIANT-paired.md, ../paired-valid.sh). Then the model card's table, every model by
-# document length with paired intervals, in full and in the card's form (positions.md,
-# ../by_length.py; dumps in runs/positions-dumps).
+# document length with paired intervals, in full and in the card's form, and the absolute
+# variants against none (positions.md, ../by_length.py; dumps in runs/positions-dumps).
 # Skips a variant or a dump already made; run from anywhere.
 #   eval.sh [VARIANT...]      (default: sinusoidal learned none)
 set -euo pipefail
@@ -62,5 +62,11 @@ table=(/usr/bin/python3 models/experiments/by_length.py
   "${table[@]}"
   printf '\n## In the model card\n\n'
   "${table[@]}" --card
+  if [ -f runs/positions-none/one-window/config.json ]; then  # absolute against no positions
+    printf '\n## Absolute positions against none\n\n'
+    /usr/bin/python3 models/experiments/by_length.py \
+      --source "models/experiments/by_length.py; dumps: positions/eval.sh" "$dumps" none \
+      sinusoidal learned
+  fi
 } > "$here/positions.md"
 cat "$here/positions.md"
