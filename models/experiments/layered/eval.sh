@@ -15,23 +15,16 @@ cd "$(dirname "$0")/../../.."  # the checkout
 source scripts/cpu-env
 cmake --build --preset release --target rpsum-eval bench-model rpsum_spm
 here=models/experiments/layered
-data=${RPSUM_DATA_DIR:-../shared/data}
-e=build/release/train/rpsum-eval
 shipped=models/rpsum-ext
-score() {  # NAME MODEL: both valid splits into NAME-valid{,-extra}.{md,json}
-  [ -f "$here/$1-valid-extra.md" ] && return
-  $e --model "$2" --data_dir "$data/corpus" --split valid --threads 2 \
-    --json "$here/$1-valid.json" > "$here/$1-valid.md"
-  $e --model "$2" --data_dir "$data/corpus-extra" --split valid --threads 2 \
-    --json "$here/$1-valid-extra.json" > "$here/$1-valid-extra.md"
-}
-score uniform "$shipped"
+# shellcheck source=models/experiments/valid-lib.sh
+source models/experiments/valid-lib.sh
+valid_scores "$here" uniform "$shipped"
 layouts=("$@")
 [ ${#layouts[@]} -gt 0 ] || layouts=(halves graded)
 for l in "${layouts[@]}"; do
   trained=runs/layered-$l/reranked
   [ -f "$trained/config.json" ] || { echo "eval.sh: $l not trained yet ($trained)"; continue; }
-  score "$l" "$trained"
+  valid_scores "$here" "$l" "$trained"
   [ -f "$here/$l-paired.md" ] || models/experiments/paired-valid.sh "$here/$l-paired.md" \
     uniform "$shipped" "$l" "$trained"
   [ -f "$here/$l-speed.md" ] || build/release/bench/bench-model --compare "$shipped,$trained" \
@@ -39,28 +32,16 @@ for l in "${layouts[@]}"; do
 done
 # The card's table: each scored model's served summaries on both splits, then by length.
 dumps=runs/layered-dumps
-mkdir -p "$dumps"
 names=(uniform)
 for l in halves graded; do
   [ -f "runs/layered-$l/reranked/config.json" ] && names+=("$l")
 done
 [ ${#names[@]} -gt 1 ] || { echo "eval.sh: no layout trained yet"; exit 0; }
-for n in "${names[@]}"; do
-  model=runs/layered-$n/reranked
-  [ "$n" = uniform ] && model=$shipped
-  for split in corpus:valid corpus-extra:valid-extra; do
-    f=$dumps/$n-${split##*:}.dump
-    [ -f "$f" ] && continue
-    $e --model "$model" --data_dir "$data/${split%%:*}" --split valid --threads 2 \
-      --dump "$f.part" > /dev/null
-    mv "$f.part" "$f"
-  done
+valid_dumps "$dumps" uniform "$shipped"
+for n in "${names[@]:1}"; do
+  valid_dumps "$dumps" "$n" "runs/layered-$n/reranked"
 done
-table=(/usr/bin/python3 models/experiments/by_length.py --what "layout" \
-  --source "models/experiments/by_length.py; dumps: layered/eval.sh" "$dumps" "${names[@]}")
-{
-  "${table[@]}"
-  printf '\n## In the model card\n\n'
-  "${table[@]}" --card
-} > "$here/layered.md"
+BY_LENGTH_FLAGS=(--what layout)
+by_length_tables "models/experiments/by_length.py; dumps: layered/eval.sh" "$dumps" \
+  "${names[@]}" > "$here/layered.md"
 cat "$here/layered.md"

@@ -14,18 +14,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."  # the checkout
 source scripts/cpu-env
 here=models/experiments/positions
-data=${RPSUM_DATA_DIR:-../shared/data}
-e=build/release/train/rpsum-eval
-score() {  # NAME MODEL: both valid splits into NAME-valid{,-extra}.{md,json}
-  [ -f "$here/$1-valid-extra.md" ] && return
-  $e --model "$2" --data_dir "$data/corpus" --split valid --threads 2 \
-    --json "$here/$1-valid.json" > "$here/$1-valid.md"
-  $e --model "$2" --data_dir "$data/corpus-extra" --split valid --threads 2 \
-    --json "$here/$1-valid-extra.json" > "$here/$1-valid-extra.md"
-}
+# shellcheck source=models/experiments/valid-lib.sh
+source models/experiments/valid-lib.sh
 relative=runs/positions-relative
 models/experiments/policy/one-window.sh models/rpsum-ext "$relative"
-score relative "$relative"
+valid_scores "$here" relative "$relative"
 variants=("$@")
 [ ${#variants[@]} -gt 0 ] || variants=(sinusoidal learned none)
 for v in "${variants[@]}"; do
@@ -34,38 +27,27 @@ for v in "${variants[@]}"; do
   # One window, like the relative row (a fit by today's recipe adds the window by length).
   run=runs/positions-$v/one-window
   models/experiments/policy/one-window.sh "$trained" "$run" "2.4-$v"
-  score "$v" "$run"
+  valid_scores "$here" "$v" "$run"
   [ -f "$here/$v-paired.md" ] || models/experiments/paired-valid.sh "$here/$v-paired.md" \
     relative "$relative" "$v" "$run"
 done
 # The card's table: each scored model's served summaries on both splits, then by length.
 dumps=runs/positions-dumps
-mkdir -p "$dumps"
 names=(relative)
 for v in sinusoidal learned none; do
   [ -f "runs/positions-$v/one-window/config.json" ] && names+=("$v")
 done
-for n in "${names[@]}"; do
-  model=runs/positions-$n/one-window
-  [ "$n" = relative ] && model=$relative
-  for split in corpus:valid corpus-extra:valid-extra; do
-    f=$dumps/$n-${split##*:}.dump
-    [ -f "$f" ] && continue
-    $e --model "$model" --data_dir "$data/${split%%:*}" --split valid --threads 2 \
-      --dump "$f.part" > /dev/null
-    mv "$f.part" "$f"
-  done
+valid_dumps "$dumps" relative "$relative"
+for n in "${names[@]:1}"; do
+  valid_dumps "$dumps" "$n" "runs/positions-$n/one-window"
 done
-table=(/usr/bin/python3 models/experiments/by_length.py
-  --source "models/experiments/by_length.py; dumps: positions/eval.sh" "$dumps" "${names[@]}")
+src="models/experiments/by_length.py; dumps: positions/eval.sh"
+BY_LENGTH_FLAGS=()
 {
-  "${table[@]}"
-  printf '\n## In the model card\n\n'
-  "${table[@]}" --card
+  by_length_tables "$src" "$dumps" "${names[@]}"
   if [ -f runs/positions-none/one-window/config.json ]; then  # absolute against no positions
     printf '\n## Absolute positions against none\n\n'
-    /usr/bin/python3 models/experiments/by_length.py \
-      --source "models/experiments/by_length.py; dumps: positions/eval.sh" "$dumps" none \
+    /usr/bin/python3 models/experiments/by_length.py --source "$src" "$dumps" none \
       sinusoidal learned
   fi
 } > "$here/positions.md"

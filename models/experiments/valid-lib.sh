@@ -1,0 +1,38 @@
+# shellcheck shell=bash
+# Sourced by positions/eval.sh and layered/eval.sh (from the checkout, after scripts/cpu-env):
+# scoring a model on both valid splits through the served selection, and its per-document dumps
+# for ../by_length.py. RPSUM_DATA_DIR: the data (default ../shared/data).
+#   valid_scores DIR NAME MODEL   DIR/NAME-valid{,-extra}.{md,json} (rpsum-eval --json), unless made
+#   valid_dumps DIR NAME MODEL    DIR/NAME-valid{,-extra}.dump (rpsum-eval --dump), unless made
+#   by_length_tables SOURCE DUMPS BASE OTHER...   by_length.py's table, then its card form
+valid_eval=build/release/train/rpsum-eval
+valid_data=${RPSUM_DATA_DIR:-../shared/data}
+
+valid_scores() {
+  local dir=$1 name=$2 model=$3
+  [ -f "$dir/$name-valid-extra.md" ] && return
+  $valid_eval --model "$model" --data_dir "$valid_data/corpus" --split valid --threads 2 \
+    --json "$dir/$name-valid.json" > "$dir/$name-valid.md"
+  $valid_eval --model "$model" --data_dir "$valid_data/corpus-extra" --split valid --threads 2 \
+    --json "$dir/$name-valid-extra.json" > "$dir/$name-valid-extra.md"
+}
+
+valid_dumps() {
+  local dir=$1 name=$2 model=$3 split f
+  mkdir -p "$dir"
+  for split in corpus:valid corpus-extra:valid-extra; do
+    f=$dir/$name-${split##*:}.dump
+    [ -f "$f" ] && continue
+    $valid_eval --model "$model" --data_dir "$valid_data/${split%%:*}" --split valid \
+      --threads 2 --dump "$f.part" > /dev/null
+    mv "$f.part" "$f"
+  done
+}
+
+by_length_tables() {
+  local source=$1
+  shift
+  /usr/bin/python3 models/experiments/by_length.py "${BY_LENGTH_FLAGS[@]}" --source "$source" "$@"
+  printf '\n## In the model card\n\n'
+  /usr/bin/python3 models/experiments/by_length.py "${BY_LENGTH_FLAGS[@]}" --card "$@"
+}
