@@ -47,6 +47,8 @@ def bucket_rows(runs, names):
     rows = []
     for label, lo, hi in BUCKETS:
         ids = sorted(k for k, (words, _) in base.items() if lo <= words < hi)
+        if not ids:  # no document of that length: no row
+            continue
         cells = {}
         for name in names:
             run = runs[name]

@@ -2,19 +2,28 @@
 # Sourced by positions/eval.sh and layered/eval.sh (from the checkout, after scripts/cpu-env):
 # scoring a model on both valid splits through the served selection, and its per-document dumps
 # for ../by_length.py. RPSUM_DATA_DIR: the data (default ../shared/data).
-#   valid_scores DIR NAME MODEL   DIR/NAME-valid{,-extra}.{md,json} (rpsum-eval --json), unless made
+#   valid_scores DIR NAME MODEL [DUMPS]   DIR/NAME-valid{,-extra}.{md,json} (rpsum-eval --json)
+#                                 and, with DUMPS, the same runs' DUMPS/NAME-valid{,-extra}.dump,
+#                                 unless made
 #   valid_dumps DIR NAME MODEL    DIR/NAME-valid{,-extra}.dump (rpsum-eval --dump), unless made
 #   by_length_tables SOURCE DUMPS BASE OTHER...   by_length.py's table, then its card form
 valid_eval=build/release/train/rpsum-eval
 valid_data=${RPSUM_DATA_DIR:-../shared/data}
 
 valid_scores() {
-  local dir=$1 name=$2 model=$3
-  [ -f "$dir/$name-valid-extra.md" ] && return
-  $valid_eval --model "$model" --data_dir "$valid_data/corpus" --split valid --threads 2 \
-    --json "$dir/$name-valid.json" > "$dir/$name-valid.md"
-  $valid_eval --model "$model" --data_dir "$valid_data/corpus-extra" --split valid --threads 2 \
-    --json "$dir/$name-valid-extra.json" > "$dir/$name-valid-extra.md"
+  local dir=$1 name=$2 model=$3 dumps=${4:-} split out dump
+  local flags
+  for split in corpus:valid corpus-extra:valid-extra; do
+    out=$dir/$name-${split##*:}
+    dump=${dumps:+$dumps/$name-${split##*:}.dump}
+    if [ -f "$out.md" ] && { [ -z "$dump" ] || [ -f "$dump" ]; }; then continue; fi
+    flags=()
+    [ -z "$dump" ] || { mkdir -p "$dumps"; flags=(--dump "$dump.part"); }
+    $valid_eval --model "$model" --data_dir "$valid_data/${split%%:*}" --split valid --threads 2 \
+      --json "$out.json" "${flags[@]}" > "$out.md.part"
+    mv "$out.md.part" "$out.md"
+    [ -z "$dump" ] || mv "$dump.part" "$dump"
+  done
 }
 
 valid_dumps() {

@@ -3,7 +3,8 @@
 # recipe: v2.5's windows by length) through the served selection on both valid splits
 # (LAYOUT-valid.md, LAYOUT-valid-extra.md and their .json), against the shipped uniform k
 # (models/rpsum-ext: k = 16 on every head; uniform-valid*.md) with a paired bootstrap over
-# documents on both splits (LAYOUT-paired.md, ../paired-valid.sh: the adoption rule's numbers),
+# documents on both splits (LAYOUT-paired.md, ../paired.py on the same runs' dumps: the adoption
+# rule's numbers),
 # and the forward's time against the shipped model's at 512, 4,096 and 32,768 tokens
 # (LAYOUT-speed.{md,json}: bench-model --compare, 15 alternated runs, medians). Then the model
 # card's table, every layout by document length with paired intervals, in full and in the
@@ -18,29 +19,28 @@ here=models/experiments/layered
 shipped=models/rpsum-ext
 # shellcheck source=models/experiments/valid-lib.sh
 source models/experiments/valid-lib.sh
-valid_scores "$here" uniform "$shipped"
+dumps=runs/layered-dumps  # each model's served summaries on both splits, per document
+valid_scores "$here" uniform "$shipped" "$dumps"
 layouts=("$@")
 [ ${#layouts[@]} -gt 0 ] || layouts=(halves graded)
 for l in "${layouts[@]}"; do
   trained=runs/layered-$l/reranked
   [ -f "$trained/config.json" ] || { echo "eval.sh: $l not trained yet ($trained)"; continue; }
-  valid_scores "$here" "$l" "$trained"
-  [ -f "$here/$l-paired.md" ] || models/experiments/paired-valid.sh "$here/$l-paired.md" \
-    uniform "$shipped" "$l" "$trained"
+  valid_scores "$here" "$l" "$trained" "$dumps"
+  if [ ! -f "$here/$l-paired.md" ]; then
+    (cd "$dumps" && /usr/bin/python3 ../../models/experiments/paired.py uniform-valid.dump \
+      "$l-valid.dump" uniform-valid-extra.dump "$l-valid-extra.dump") > "$here/$l-paired.md.part"
+    mv "$here/$l-paired.md.part" "$here/$l-paired.md"
+  fi
   [ -f "$here/$l-speed.md" ] || build/release/bench/bench-model --compare "$shipped,$trained" \
     --runs 15 --threads 2 --lengths 512,4096,32768 --name "$l-speed" --out "$here"
 done
-# The card's table: each scored model's served summaries on both splits, then by length.
-dumps=runs/layered-dumps
+# The card's table: every trained layout against uniform by length.
 names=(uniform)
 for l in halves graded; do
-  [ -f "runs/layered-$l/reranked/config.json" ] && names+=("$l")
+  [ -f "$dumps/$l-valid-extra.dump" ] && names+=("$l")
 done
 [ ${#names[@]} -gt 1 ] || { echo "eval.sh: no layout trained yet"; exit 0; }
-valid_dumps "$dumps" uniform "$shipped"
-for n in "${names[@]:1}"; do
-  valid_dumps "$dumps" "$n" "runs/layered-$n/reranked"
-done
 BY_LENGTH_FLAGS=(--what layout)
 by_length_tables "models/experiments/by_length.py; dumps: layered/eval.sh" "$dumps" \
   "${names[@]}" > "$here/layered.md"
