@@ -1,11 +1,12 @@
 # shellcheck shell=bash
 # Sourced by positions/eval.sh and layered/eval.sh (from the checkout, after scripts/cpu-env):
-# scoring a model on both valid splits through the served selection, and its per-document dumps
-# for ../by_length.py. RPSUM_DATA_DIR: the data (default ../shared/data).
+# scoring a model on both valid splits through the served selection (one run per split writes
+# the scores and the per-document dump), the paired bootstrap and ../by_length.py's tables. RPSUM_DATA_DIR: the data (default ../shared/data).
 #   valid_scores DIR NAME MODEL [DUMPS]   DIR/NAME-valid{,-extra}.{md,json} (rpsum-eval --json)
 #                                 and, with DUMPS, the same runs' DUMPS/NAME-valid{,-extra}.dump,
 #                                 unless made
-#   valid_dumps DIR NAME MODEL    DIR/NAME-valid{,-extra}.dump (rpsum-eval --dump), unless made
+#   valid_paired DIR BASE NAME DUMPS   DIR/NAME-paired.md: ../paired.py, NAME against BASE on
+#                                 both splits' dumps, unless made
 #   by_length_tables SOURCE DUMPS BASE OTHER...   by_length.py's table, then its card form
 valid_eval=build/release/train/rpsum-eval
 valid_data=${RPSUM_DATA_DIR:-../shared/data}
@@ -26,16 +27,12 @@ valid_scores() {
   done
 }
 
-valid_dumps() {
-  local dir=$1 name=$2 model=$3 split f
-  mkdir -p "$dir"
-  for split in corpus:valid corpus-extra:valid-extra; do
-    f=$dir/$name-${split##*:}.dump
-    [ -f "$f" ] && continue
-    $valid_eval --model "$model" --data_dir "$valid_data/${split%%:*}" --split valid \
-      --threads 2 --dump "$f.part" > /dev/null
-    mv "$f.part" "$f"
-  done
+valid_paired() {
+  local dir=$1 base=$2 name=$3 dumps=$4
+  [ -f "$dir/$name-paired.md" ] && return
+  (cd "$dumps" && /usr/bin/python3 "$OLDPWD/models/experiments/paired.py" "$base-valid.dump" \
+    "$name-valid.dump" "$base-valid-extra.dump" "$name-valid-extra.dump") > "$dir/$name-paired.md.part"
+  mv "$dir/$name-paired.md.part" "$dir/$name-paired.md"
 }
 
 by_length_tables() {

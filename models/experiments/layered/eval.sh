@@ -27,11 +27,7 @@ for l in "${layouts[@]}"; do
   trained=runs/layered-$l/reranked
   [ -f "$trained/config.json" ] || { echo "eval.sh: $l not trained yet ($trained)"; continue; }
   valid_scores "$here" "$l" "$trained" "$dumps"
-  if [ ! -f "$here/$l-paired.md" ]; then
-    (cd "$dumps" && /usr/bin/python3 ../../models/experiments/paired.py uniform-valid.dump \
-      "$l-valid.dump" uniform-valid-extra.dump "$l-valid-extra.dump") > "$here/$l-paired.md.part"
-    mv "$here/$l-paired.md.part" "$here/$l-paired.md"
-  fi
+  valid_paired "$here" uniform "$l" "$dumps"
   [ -f "$here/$l-speed.md" ] || build/release/bench/bench-model --compare "$shipped,$trained" \
     --runs 15 --threads 2 --lengths 512,4096,32768 --name "$l-speed" --out "$here"
 done

@@ -5,7 +5,8 @@
 # and against the shipped relative model as v2.4 served it (models/rpsum-ext with one window
 # at every length, ../policy/one-window.sh: the variants were fitted like v2.4, before the
 # window by length of v2.5; relative-valid*.md) with a paired bootstrap over documents on both
-# splits (VARIANT-paired.md, ../paired-valid.sh). Then the model card's table, every model by
+# splits (VARIANT-paired.md: ../paired.py on the same runs' dumps; the committed ones were
+# made by ../paired-valid.sh, which reran the same evaluations). Then the model card's table, every model by
 # document length with paired intervals, in full and in the card's form, and the absolute
 # variants against none (positions.md, ../by_length.py; dumps in runs/positions-dumps).
 # Skips a variant or a dump already made; run from anywhere.
@@ -18,7 +19,8 @@ here=models/experiments/positions
 source models/experiments/valid-lib.sh
 relative=runs/positions-relative
 models/experiments/policy/one-window.sh models/rpsum-ext "$relative"
-valid_scores "$here" relative "$relative"
+dumps=runs/positions-dumps  # each model's served summaries on both splits, per document
+valid_scores "$here" relative "$relative" "$dumps"
 variants=("$@")
 [ ${#variants[@]} -gt 0 ] || variants=(sinusoidal learned none)
 for v in "${variants[@]}"; do
@@ -27,25 +29,19 @@ for v in "${variants[@]}"; do
   # One window, like the relative row (a fit by today's recipe adds the window by length).
   run=runs/positions-$v/one-window
   models/experiments/policy/one-window.sh "$trained" "$run" "2.4-$v"
-  valid_scores "$here" "$v" "$run"
-  [ -f "$here/$v-paired.md" ] || models/experiments/paired-valid.sh "$here/$v-paired.md" \
-    relative "$relative" "$v" "$run"
+  valid_scores "$here" "$v" "$run" "$dumps"
+  valid_paired "$here" relative "$v" "$dumps"
 done
-# The card's table: each scored model's served summaries on both splits, then by length.
-dumps=runs/positions-dumps
+# The card's table: every scored variant against relative by length.
 names=(relative)
 for v in sinusoidal learned none; do
-  [ -f "runs/positions-$v/one-window/config.json" ] && names+=("$v")
-done
-valid_dumps "$dumps" relative "$relative"
-for n in "${names[@]:1}"; do
-  valid_dumps "$dumps" "$n" "runs/positions-$n/one-window"
+  [ -f "$dumps/$v-valid-extra.dump" ] && names+=("$v")
 done
 src="models/experiments/by_length.py; dumps: positions/eval.sh"
 BY_LENGTH_FLAGS=()
 {
   by_length_tables "$src" "$dumps" "${names[@]}"
-  if [ -f runs/positions-none/one-window/config.json ]; then  # absolute against no positions
+  if [ -f "$dumps/none-valid-extra.dump" ]; then  # absolute against no positions
     printf '\n## Absolute positions against none\n\n'
     /usr/bin/python3 models/experiments/by_length.py --source "$src" "$dumps" none \
       sinusoidal learned
