@@ -73,8 +73,39 @@ def trim(text, b, e):
     return b, e
 
 
+def is_cjk_word_char(cp):
+    """model/document.cc IsCjkWordChar: Han ideographs and kana, each one word-equivalent."""
+    return (0x3040 <= cp <= 0x30FF or 0x31F0 <= cp <= 0x31FF or 0x3400 <= cp <= 0x4DBF
+            or 0x4E00 <= cp <= 0x9FFF or 0xF900 <= cp <= 0xFAFF or 0xFF66 <= cp <= 0xFF9F
+            or 0x20000 <= cp <= 0x2FFFF)
+
+
+def is_cjk_punctuation(cp):
+    """model/document.cc IsCjkPunctuation: CJK and full-width punctuation separate words."""
+    return (0x3000 <= cp <= 0x303F or 0xFF01 <= cp <= 0xFF0F or 0xFF1A <= cp <= 0xFF20
+            or 0xFF3B <= cp <= 0xFF40 or 0xFF5B <= cp <= 0xFF65)
+
+
 def count_words(s):
-    return len(s.split())  # bytes.split() splits on ASCII whitespace incl. \n, like CountWords
+    """model/document.cc CountWords: ASCII-whitespace-separated words, except that each
+    ideograph or kana is a word and CJK punctuation separates words."""
+    n, in_word = 0, False
+    for ch in s.decode("utf-8", "surrogateescape"):
+        cp = ord(ch)
+        if cp < 0x80:
+            space = ch in " \t\r\v\f\n"
+            if not space and not in_word:
+                n += 1
+            in_word = not space
+        elif is_cjk_word_char(cp):
+            n += 1
+            in_word = False
+        elif is_cjk_punctuation(cp):
+            in_word = False
+        elif not in_word:
+            n += 1
+            in_word = True
+    return n
 
 
 def is_list_item(line):
@@ -88,9 +119,15 @@ def is_list_item(line):
     return i > 0 and i + 1 < len(line) and line[i:i + 1] in (b".", b")") and line[i + 1:i + 2] == b" "
 
 
+def ends_with_cjk_word_char(line):
+    """model/document.cc EndsWithCjkWordChar: a line ending in an ideograph or kana."""
+    last = line.decode("utf-8", "surrogateescape")[-1:]
+    return bool(last) and is_cjk_word_char(ord(last))
+
+
 def ends_with_punctuation(line):
     return bool(line) and (line[-1:] in (b".", b"!", b"?", b":", b";", b",", b")", b'"', b"'")
-                           or line[-1] >= 0x80)
+                           or (line[-1] >= 0x80 and not ends_with_cjk_word_char(line)))
 
 
 def ends_with_abbreviation(seg):
