@@ -89,6 +89,8 @@ def is_cjk_punctuation(cp):
 def count_words(s):
     """model/document.cc CountWords: ASCII-whitespace-separated words, except that each
     ideograph or kana is a word and CJK punctuation separates words."""
+    if s.isascii():
+        return len(s.split())  # bytes.split(): ASCII whitespace incl. \n, as CountWords
     n, in_word = 0, False
     for ch in s.decode("utf-8", "surrogateescape"):
         cp = ord(ch)
