@@ -14,6 +14,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "model/features.h"
 
 namespace rpsum::model {
@@ -405,19 +406,79 @@ absl::StatusOr<std::vector<Unit>> DocumentUnits(std::string_view document,
   return units;
 }
 
+// Each unit's tokens, computed when first asked for: a document over the token limit is
+// tokenized only as far as truncation keeps (or, under kReject, as far as the limit).
+class LazyTokens {
+ public:
+  LazyTokens(const DocumentInput& in, const PreparedDocument& doc, const Tokenizer& tokenizer,
+             const PrepareOptions& opt)
+      : in_(in),
+        doc_(doc),
+        tokenizer_(tokenizer),
+        opt_(opt),
+        pieces(doc.units.size()),
+        cost_(doc.units.size(), -1) {}
+
+  // The unit's tokens, marker included.
+  absl::StatusOr<int64_t> Cost(int64_t i) {
+    if (cost_[i] >= 0) return cost_[i];
+    if (++computed_ % 256 == 0 && absl::Now() > opt_.deadline) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "the request's deadline passed while tokenizing the document (sentence ", i + 1, " of ",
+          doc_.units.size(), "); send a smaller document or allow more time"));
+    }
+    std::string error;
+    if (!tokenizer_.Encode(doc_.UnitText(in_, static_cast<int32_t>(i)), &pieces[i], &error)) {
+      return absl::InternalError(absl::StrCat("tokenizer failed on unit ", i, ": ", error));
+    }
+    if (static_cast<int64_t>(pieces[i].size()) > opt_.max_tokens_per_unit) {
+      pieces[i].resize(opt_.max_tokens_per_unit);
+    }
+    cost_[i] = 1 + static_cast<int64_t>(pieces[i].size());
+    return cost_[i];
+  }
+
+ private:
+  const DocumentInput& in_;
+  const PreparedDocument& doc_;
+  const Tokenizer& tokenizer_;
+  const PrepareOptions& opt_;
+
+ public:
+  std::vector<std::vector<int32_t>> pieces;  // per unit, once computed
+
+ private:
+  std::vector<int64_t> cost_;
+  int64_t computed_ = 0;
+};
+
+#define RPSUM_ASSIGN_COST(var, expr)            \
+  absl::StatusOr<int64_t> var##_or = (expr);    \
+  if (!var##_or.ok()) return var##_or.status(); \
+  const int64_t var = *var##_or
+
 // Which units the model sees (1) under the token and unit limits: all of them when they fit,
 // else the truncation policy's head (and tail); INVALID_ARGUMENT under kReject or when not even
-// the first unit fits. `cost` is each unit's tokens, marker included.
-absl::StatusOr<std::vector<char>> ChooseKept(const std::vector<int64_t>& cost, int64_t tokens,
-                                             const PrepareOptions& opt) {
-  const int64_t n = static_cast<int64_t>(cost.size());
-  const bool over_tokens = tokens > opt.max_input_tokens;
+// the first unit fits. Tokenizes the units from the first until the limit is passed, and past
+// it only the tail that kHeadAndTail keeps. Sets doc->untruncated_tokens to the tokens counted
+// from the first unit on (all of the document's when it fits).
+absl::StatusOr<std::vector<char>> ChooseKept(LazyTokens* tokens, const PrepareOptions& opt,
+                                             PreparedDocument* doc) {
+  const int64_t n = static_cast<int64_t>(doc->units.size());
+  int64_t total = 0, counted = 0;
+  for (; counted < n && total <= opt.max_input_tokens; ++counted) {
+    RPSUM_ASSIGN_COST(cost, tokens->Cost(counted));
+    total += cost;
+  }
+  doc->untruncated_tokens = total;
+  const bool over_tokens = total > opt.max_input_tokens;
   const bool over_units = n > opt.max_units;
   if (!over_tokens && !over_units) return std::vector<char>(n, 1);
   if (opt.truncation == TruncationPolicy::kReject) {
     if (over_tokens) {
-      return Invalid(absl::StrCat("input is ", tokens, " tokens after preparation; the limit is ",
-                                  opt.max_input_tokens,
+      return Invalid(absl::StrCat("input is over ", opt.max_input_tokens,
+                                  " tokens after preparation by its sentence ", counted, " of ", n,
+                                  "; the limit is ", opt.max_input_tokens,
                                   " (max_input_tokens): send less, or allow truncation"));
     }
     return Invalid(absl::StrCat("input has ", n, " sentences; the limit is ", opt.max_units,
@@ -428,16 +489,19 @@ absl::StatusOr<std::vector<char>> ChooseKept(const std::vector<int64_t>& cost, i
   const int64_t head_tokens = tail ? opt.max_input_tokens * 2 / 3 : opt.max_input_tokens;
   const int64_t head_units = tail ? opt.max_units * 2 / 3 : opt.max_units;
   int64_t used = 0, count = 0, i = 0;
-  for (; i < n && used + cost[i] <= head_tokens && count < head_units; ++i) {
+  for (; i < n && count < head_units; ++i) {
+    RPSUM_ASSIGN_COST(cost, tokens->Cost(i));
+    if (used + cost > head_tokens) break;
     keep[i] = 1;
-    used += cost[i];
+    used += cost;
     ++count;
   }
   if (tail) {
-    for (int64_t j = n - 1;
-         j >= i && used + cost[j] <= opt.max_input_tokens && count < opt.max_units; --j) {
+    for (int64_t j = n - 1; j >= i && count < opt.max_units; --j) {
+      RPSUM_ASSIGN_COST(cost, tokens->Cost(j));
+      if (used + cost > opt.max_input_tokens) break;
       keep[j] = 1;
-      used += cost[j];
+      used += cost;
       ++count;
     }
   }
@@ -447,6 +511,8 @@ absl::StatusOr<std::vector<char>> ChooseKept(const std::vector<int64_t>& cost, i
   }
   return keep;
 }
+
+#undef RPSUM_ASSIGN_COST
 
 }  // namespace
 
@@ -463,27 +529,16 @@ absl::StatusOr<PreparedDocument> Prepare(const DocumentInput& in, const Tokenize
     out.units = *std::move(units);
   }
 
-  // Tokenize every unit; a unit costs its marker plus at most max_tokens_per_unit pieces.
+  // A unit costs its marker plus at most max_tokens_per_unit pieces; only the units truncation
+  // could keep are tokenized.
   const int64_t n = static_cast<int64_t>(out.units.size());
-  std::vector<std::vector<int32_t>> pieces(n);
-  std::vector<int64_t> cost(n);
-  std::string error;
-  for (int64_t i = 0; i < n; ++i) {
-    if (!tokenizer.Encode(out.UnitText(in, static_cast<int32_t>(i)), &pieces[i], &error)) {
-      return absl::InternalError(absl::StrCat("tokenizer failed on unit ", i, ": ", error));
-    }
-    if (static_cast<int64_t>(pieces[i].size()) > opt.max_tokens_per_unit) {
-      pieces[i].resize(opt.max_tokens_per_unit);
-    }
-    cost[i] = 1 + static_cast<int64_t>(pieces[i].size());
-    out.untruncated_tokens += cost[i];
-    out.total_words += out.units[i].words;
-  }
-  auto keep = ChooseKept(cost, out.untruncated_tokens, opt);
+  for (const Unit& u : out.units) out.total_words += u.words;
+  LazyTokens tokens(in, out, tokenizer, opt);
+  auto keep = ChooseKept(&tokens, opt, &out);
   if (!keep.ok()) return keep.status();
   out.truncated = std::count(keep->begin(), keep->end(), 1) < n;
 
-  AddModelInput(in, tokenizer, pieces, *keep, opt.columns, &out);
+  AddModelInput(in, tokenizer, tokens.pieces, *keep, opt.columns, &out);
   return out;
 }
 

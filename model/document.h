@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "model/model_config.h"
 #include "model/tokenizer.h"
 
@@ -80,6 +81,8 @@ struct PrepareOptions {
   // The feature columns Prepare computes (model/model_config.h FeatureColumnsRead for a served
   // checkpoint); the others stay 0. All of them by default: training and evaluation.
   std::bitset<kNumFeatures> columns = std::bitset<kNumFeatures>().set();
+  // The request's deadline, checked while tokenizing: DeadlineExceeded past it.
+  absl::Time deadline = absl::InfiniteFuture();
 };
 
 // What the client sent: a document, or its units already split (the API's pre-split
@@ -99,6 +102,8 @@ struct PreparedDocument {
   std::vector<int32_t> tokens;    // model input: per kept unit, a marker then its pieces
   std::vector<int32_t> unit_pos;  // per kept unit, the position of its marker in `tokens`
   std::vector<float> features;    // kept.size() x kNumFeatures, row-major
+  // Tokens counted from the first unit on before truncation was decided: all of them when the
+  // document fits the limits, else at least max_input_tokens + 1 (the rest is never tokenized).
   int64_t untruncated_tokens = 0;
   bool truncated = false;
   int64_t total_words = 0;

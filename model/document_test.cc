@@ -12,8 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "testing/source_dir.h"
+#include "testing/word_tokenizer.h"
 #include "train/corpus.h"
 
 namespace rpsum::model {
@@ -290,6 +292,66 @@ TEST_F(PrepareTest, TruncationPolicies) {
   ASSERT_TRUE(by_tokens.ok());
   EXPECT_LE(by_tokens->num_tokens(), 40);
   EXPECT_GT(by_tokens->untruncated_tokens, 40);
+}
+
+// A word tokenizer that counts the units it was asked to encode.
+class CountingTokenizer : public test::WordTokenizer {
+ public:
+  bool Encode(std::string_view text, std::vector<int32_t>* ids, std::string* e) const override {
+    ++calls;
+    return WordTokenizer::Encode(text, ids, e);
+  }
+  mutable int calls = 0;
+};
+
+// Truncation is decided before the tokens past the limit are computed: a long document costs
+// the tokenizer what truncation keeps, not its length; the kept units are those of a full count.
+TEST(PrepareTruncation, TokenizesOnlyWhatTruncationCanKeep) {
+  std::string doc;
+  for (int i = 0; i < 20000; ++i) doc += "Sentence number " + std::to_string(i) + " is here.\n";
+  DocumentInput in;
+  in.document = doc;
+  PrepareOptions o;
+  o.max_units = 100000;
+  o.max_input_tokens = 300;
+  o.columns.reset();  // features are not what this test is about
+  CountingTokenizer reject;
+  auto refused = Prepare(in, reject, o);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("over 300 tokens after preparation by its sentence"),
+            std::string_view::npos)
+      << refused.status();
+  EXPECT_LT(reject.calls, 100);
+  o.truncation = TruncationPolicy::kHead;
+  CountingTokenizer head;
+  auto h = Prepare(in, head, o);
+  ASSERT_TRUE(h.ok()) << h.status();
+  EXPECT_TRUE(h->truncated);
+  EXPECT_LT(head.calls, 100);
+  EXPECT_EQ(h->kept.front(), 0);
+  EXPECT_LE(h->num_tokens(), 300);
+  EXPECT_GT(h->untruncated_tokens, 300);
+  o.truncation = TruncationPolicy::kHeadAndTail;
+  CountingTokenizer both;
+  auto ht = Prepare(in, both, o);
+  ASSERT_TRUE(ht.ok()) << ht.status();
+  EXPECT_LT(both.calls, 200);
+  EXPECT_EQ(ht->kept.back(), 19999);
+  EXPECT_LE(ht->num_tokens(), 300);
+  EXPECT_EQ(ht->total_words, 20000 * 5);  // every unit's words, tokenized or not
+  // Without the need to truncate, every unit is tokenized.
+  o.max_input_tokens = 1 << 30;
+  CountingTokenizer all;
+  auto whole = Prepare(in, all, o);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(all.calls, 20000);
+  EXPECT_FALSE(whole->truncated);
+  // A deadline already passed stops the tokenizer.
+  o.deadline = absl::Now() - absl::Seconds(1);
+  auto late = Prepare(in, all, o);
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_NE(late.status().message().find("while tokenizing"), std::string_view::npos);
 }
 
 TEST_F(PrepareTest, ModelInputLayoutAndFeatures) {
