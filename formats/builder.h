@@ -4,6 +4,7 @@
 #define RPSUM_FORMATS_BUILDER_H_
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
@@ -20,7 +21,10 @@ class TextBuilder {
   // Appends inline text: whitespace and control characters collapse to one space, and each
   // word is looked up in source[*cursor, limit) (advancing *cursor past it) for its source
   // range. A word not found there (an entity or escape changed it) gets an empty range.
-  void AppendText(std::string_view text, uint64_t* cursor, uint64_t limit);
+  // `drop_bare_links`: bare URLs and e-mail addresses (GFM's autolinks: "https://...",
+  // "www.x.org", "a@b.org") are left out, the punctuation around them kept.
+  void AppendText(std::string_view text, uint64_t* cursor, uint64_t limit,
+                  bool drop_bare_links = false);
   // Appends one PDF word (no spaces inside) with its page and box. `space_before`: a space
   // separates it from what the line holds.
   void AppendWord(std::string_view word, bool space_before, int32_t page, const Box& box);
@@ -42,6 +46,7 @@ class TextBuilder {
  private:
   void AppendWordText(std::string_view word, uint64_t src_b, uint64_t src_e, int32_t page,
                       const Box& box);
+  void AppendSourceWord(std::string_view word, uint64_t* cursor, uint64_t limit);
 
   std::string_view source_;
   uint64_t max_bytes_;
@@ -50,6 +55,21 @@ class TextBuilder {
   bool pending_space_ = false;
   bool overflowed_ = false;
 };
+
+// DeadlineExceeded naming `stage` once limits.deadline has passed.
+absl::Status CheckDeadline(const ExtractLimits& limits, std::string_view stage);
+
+// The HTML pre-scan (html_scan.cc): InvalidArgument when HTML5's tree of `html` would be
+// deeper than max_html_depth; else OK, with `rewritten` a copy of `html` in which attributes past
+// max_html_attributes of an element are spaces, or empty when nothing was dropped.
+absl::Status ScanHtml(std::string_view html, const ExtractLimits& limits, std::string* rewritten);
+
+// The Markdown pre-scan (markdown_scan.cc) of `doc` (a copy of the input, same length):
+// InvalidArgument when block quotes and lists nest deeper than max_markdown_depth; else
+// rewrites in place, byte for byte, what cmark-gfm reads in more than linear time (a line's
+// text past max_table_columns '|', unclosed brackets past a bound, raw-HTML openers with no
+// closer near) so that it reads as text or not at all.
+absl::Status ScanMarkdown(std::string* doc, const ExtractLimits& limits);
 
 // The readers (markdown.cc, html.cc, pdf.cc); Extract validates and dispatches to them.
 absl::StatusOr<Extracted> ExtractMarkdown(std::string_view input, const ExtractLimits& limits);

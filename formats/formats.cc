@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "absl/time/clock.h"
 #include "formats/builder.h"
 #include "model/document.h"
 
@@ -175,6 +176,15 @@ std::string DetectLanguage(std::string_view text) {
 
 namespace internal {
 
+absl::Status CheckDeadline(const ExtractLimits& limits, std::string_view stage) {
+  if (limits.deadline == absl::InfiniteFuture() || absl::Now() <= limits.deadline) {
+    return absl::OkStatus();
+  }
+  return absl::DeadlineExceededError(absl::StrCat("the request's deadline passed while ",
+                                                  std::string(stage), "; send a smaller document ",
+                                                  "or allow more time"));
+}
+
 void TextBuilder::AppendWordText(std::string_view word, uint64_t src_b, uint64_t src_e,
                                  int32_t page, const Box& box) {
   if (overflowed_ || word.empty()) return;
@@ -200,7 +210,93 @@ void TextBuilder::AppendWordText(std::string_view word, uint64_t src_b, uint64_t
   line_bytes_ += word.size();
 }
 
-void TextBuilder::AppendText(std::string_view text, uint64_t* cursor, uint64_t limit) {
+namespace {
+
+bool IsLocalChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '+' || c == '-' ||
+         c == '_';
+}
+bool IsDomainChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '-' || c == '_' ||
+         static_cast<unsigned char>(c) >= 0x80;
+}
+
+// Where a bare link (GFM's extended autolink: a URL after http://, https:// or ftp://, a
+// "www." domain, an e-mail address) lies in a whitespace-free `word`, as [begin, end); nullopt
+// when there is none. Trailing punctuation and an unbalanced ')' stay outside, as in GFM.
+std::optional<std::pair<size_t, size_t>> BareLink(std::string_view word) {
+  size_t lead = 0;
+  while (lead < word.size() && std::strchr("(*_~", word[lead]) != nullptr) ++lead;
+  const std::string lower = absl::AsciiStrToLower(std::string(word.substr(lead, 8)));
+  size_t begin = lead, end = 0;
+  bool url = false;
+  for (const char* scheme : {"http://", "https://", "ftp://", "www."}) {
+    const size_t n = std::strlen(scheme);
+    if (absl::StartsWith(lower, scheme) && word.size() > lead + n && IsDomainChar(word[lead + n])) {
+      url = true;
+      end = word.size();
+      if (const size_t lt = word.find('<', lead); lt != std::string_view::npos) end = lt;
+      break;
+    }
+  }
+  if (!url) {
+    const size_t at = word.find('@');
+    if (at == std::string_view::npos || at == 0) return std::nullopt;
+    begin = at;
+    while (begin > 0 && IsLocalChar(word[begin - 1])) --begin;
+    end = at + 1;
+    while (end < word.size() && IsDomainChar(word[end])) ++end;
+    if (begin == at) return std::nullopt;
+  }
+  // Trailing punctuation is not part of the link; nor is a ')' that closes nothing in it.
+  while (end > begin) {
+    const char c = word[end - 1];
+    if (std::strchr("?!.,:*_~'\"", c) != nullptr) {
+      --end;
+      continue;
+    }
+    if (c == ')') {
+      const std::string_view l = word.substr(begin, end - begin);
+      if (std::count(l.begin(), l.end(), ')') > std::count(l.begin(), l.end(), '(')) {
+        --end;
+        continue;
+      }
+    }
+    break;
+  }
+  if (!url) {  // an address: a dot in its domain, not ending in '-' or '_'
+    const std::string_view l = word.substr(begin, end - begin);
+    const size_t at = l.find('@');
+    if (at == std::string_view::npos || l.find('.', at) == std::string_view::npos ||
+        l.back() == '-' || l.back() == '_') {
+      return std::nullopt;
+    }
+  }
+  if (end <= begin) return std::nullopt;
+  return std::make_pair(begin, end);
+}
+
+}  // namespace
+
+void TextBuilder::AppendSourceWord(std::string_view word, uint64_t* cursor, uint64_t limit) {
+  uint64_t sb = *cursor, se = *cursor;
+  const uint64_t stop =
+      std::min<uint64_t>({limit, source_.size(), *cursor + kSearchWindow + word.size()});
+  if (*cursor < stop) {
+    // glibc's memmem is linear in haystack and needle (two-way), where find() can cost their
+    // product on a long word that nearly matches at every place.
+    const void* at = memmem(source_.data() + *cursor, stop - *cursor, word.data(), word.size());
+    if (at != nullptr) {
+      sb = static_cast<uint64_t>(static_cast<const char*>(at) - source_.data());
+      se = sb + word.size();
+      *cursor = se;
+    }
+  }
+  AppendWordText(word, sb, se, 0, Box{});
+}
+
+void TextBuilder::AppendText(std::string_view text, uint64_t* cursor, uint64_t limit,
+                             bool drop_bare_links) {
   size_t i = 0;
   while (i < text.size()) {
     if (IsBlank(static_cast<unsigned char>(text[i]))) {
@@ -219,19 +315,19 @@ void TextBuilder::AppendText(std::string_view text, uint64_t* cursor, uint64_t l
       ++j;
     }
     const std::string_view word = text.substr(i, j - i);
-    uint64_t sb = *cursor, se = *cursor;
-    const uint64_t stop =
-        std::min<uint64_t>({limit, source_.size(), *cursor + kSearchWindow + word.size()});
-    if (*cursor < stop) {
-      const size_t at = source_.substr(0, stop).find(word, *cursor);
-      if (at != std::string_view::npos) {
-        sb = at;
-        se = at + word.size();
-        *cursor = se;
+    i = j;
+    if (drop_bare_links) {
+      if (const auto link = BareLink(word)) {
+        // What stands before and after the link, without a space between (as GFM's
+        // autolink node between two text nodes leaves them).
+        if (link->first > 0) AppendSourceWord(word.substr(0, link->first), cursor, limit);
+        if (link->second < word.size()) {
+          AppendSourceWord(word.substr(link->second), cursor, limit);
+        }
+        continue;
       }
     }
-    AppendWordText(word, sb, se, 0, Box{});
-    i = j;
+    AppendSourceWord(word, cursor, limit);
   }
 }
 

@@ -61,9 +61,15 @@ struct Extracted {
 struct ExtractLimits {
   uint64_t max_text_bytes = 5u << 20;  // extracted text (after the input's own byte limit)
   int32_t max_pdf_pages = 1000;
-  int32_t max_html_depth = 512;  // element nesting
-  // The request's deadline: a PDF's pages are read while it has not passed (checked before
-  // each page, so a crafted PDF holds a preparation thread at most one page past it).
+  int32_t max_html_depth = 512;  // element nesting, as HTML5 builds the tree
+  // Attributes kept per HTML element; the rest are dropped (blanked before parsing).
+  int32_t max_html_attributes = 64;
+  // Markdown: block quotes and lists nested deeper are refused; a line's text past this many
+  // '|' is dropped (the table extension's work per row grows with its cells squared).
+  int32_t max_markdown_depth = 64;
+  int32_t max_table_columns = 128;
+  // The request's deadline, checked inside every reader (between Markdown chunks, HTML nodes,
+  // PDF pages and layout steps): DeadlineExceeded names the stage it was in.
   absl::Time deadline = absl::InfiniteFuture();
 };
 

@@ -179,14 +179,15 @@ TEST(Markdown, RefusesInvalidUtf8AndEmptyDocuments) {
   EXPECT_THAT(code.status().message(), HasSubstr("no text to summarize"));
 }
 
-TEST(Markdown, DeepNestingDoesNotCrash) {
+TEST(Markdown, DeepNestingIsRefusedBeforeParsingAndDeepBracketsRead) {
   std::string deep(100000, '>');
-  deep += " quoted\n\n";
-  for (int i = 0; i < 20000; ++i) deep += "[";
-  deep += "text";
-  const auto x = Extract(deep, ContentType::kMarkdown, {});
+  deep += " quoted\n";
+  const auto refused = Extract(deep, ContentType::kMarkdown, {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("the Markdown nesting limit"));
+  const auto x = Extract(std::string(20000, '[') + "text", ContentType::kMarkdown, {});
   ASSERT_TRUE(x.ok()) << x.status();
-  EXPECT_THAT(x->text, HasSubstr("quoted"));
+  EXPECT_THAT(x->text, HasSubstr("text"));
 }
 
 constexpr std::string_view kHtml = R"(<!doctype html>

@@ -174,54 +174,6 @@ const GumboNode* ContentRoot(const GumboNode* document, bool* is_content) {
   return body != nullptr ? body : document;
 }
 
-// The deepest element nesting the start and end tags of `html` suggest, without parsing:
-// elements that close themselves (void elements, "/>") or are closed by their next sibling
-// (p, li, td, ...) do not count, and raw text (script, style, comments) is skipped. Gumbo
-// spends time in the depth of the open elements on every start tag, so a page nested
-// thousands deep is refused before it is parsed.
-int EstimatedDepth(std::string_view html, int stop_at) {
-  static const absl::flat_hash_set<std::string> kNotNesting = {
-      "area", "base",  "br",       "col",     "embed", "hr",    "img",    "input",    "link",
-      "meta", "param", "source",   "track",   "wbr",   "p",     "li",     "dt",       "dd",
-      "td",   "th",    "tr",       "thead",   "tbody", "tfoot", "option", "optgroup", "rb",
-      "rt",   "rp",    "colgroup", "caption", "html",  "head",  "body"};
-  int depth = 0, deepest = 0;
-  size_t i = 0;
-  while (i < html.size() && deepest <= stop_at) {
-    i = html.find('<', i);
-    if (i == std::string_view::npos || i + 1 >= html.size()) break;
-    ++i;
-    if (html.compare(i, 3, "!--") == 0) {
-      const size_t end = html.find("-->", i + 3);
-      i = end == std::string_view::npos ? html.size() : end + 3;
-      continue;
-    }
-    const bool closing = html[i] == '/';
-    if (closing) ++i;
-    size_t j = i;
-    while (j < html.size() && std::isalnum(static_cast<unsigned char>(html[j])) != 0) ++j;
-    if (j == i) continue;  // not a tag: "a < b", "<!doctype"
-    std::string name(html.substr(i, j - i));
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const size_t close = html.find('>', j);
-    if (close == std::string_view::npos) break;
-    i = close + 1;
-    if (kNotNesting.contains(name)) continue;
-    if (closing) {
-      depth = std::max(0, depth - 1);
-      continue;
-    }
-    if (html[close - 1] == '/') continue;  // <div/>
-    if (name == "script" || name == "style" || name == "textarea" || name == "title") {
-      const size_t end = html.find("</", i);  // raw text runs to the next end tag
-      i = end == std::string_view::npos ? html.size() : end;
-      continue;
-    }
-    deepest = std::max(deepest, ++depth);
-  }
-  return deepest;
-}
-
 absl::Status TooDeep(int limit) {
   return absl::InvalidArgumentError(
       absl::StrCat("this HTML nests elements deeper than ", limit,
@@ -231,9 +183,13 @@ absl::Status TooDeep(int limit) {
 }  // namespace
 
 absl::StatusOr<Extracted> ExtractHtml(std::string_view input, const ExtractLimits& limits) {
-  if (EstimatedDepth(input, limits.max_html_depth) > limits.max_html_depth) {
-    return TooDeep(limits.max_html_depth);
-  }
+  // Depth and attributes bounded before gumbo parses (html_scan.cc): its work per tag grows
+  // with the depth and per attribute with the element's attributes.
+  std::string rewritten;
+  if (absl::Status s = ScanHtml(input, limits, &rewritten); !s.ok()) return s;
+  std::string_view page = input;
+  if (!rewritten.empty()) page = rewritten;
+  if (absl::Status s = CheckDeadline(limits, "reading the HTML page"); !s.ok()) return s;
   TrackingAllocator alloc;
   GumboOptions options = kGumboDefaultOptions;
   options.allocator = &TrackingAllocator::Allocate;
@@ -241,7 +197,7 @@ absl::StatusOr<Extracted> ExtractHtml(std::string_view input, const ExtractLimit
   options.userdata = &alloc;
   options.max_errors = 0;  // parse errors are not recorded: a broken page still reads
   // Never gumbo_destroy_output: `alloc` frees the tree when it goes out of scope.
-  GumboOutput* output = gumbo_parse_with_options(&options, input.data(), input.size());
+  GumboOutput* output = gumbo_parse_with_options(&options, page.data(), page.size());
   if (output == nullptr) return absl::InternalError("the HTML parser failed");
 
   bool in_content = false;
@@ -252,7 +208,12 @@ absl::StatusOr<Extracted> ExtractHtml(std::string_view input, const ExtractLimit
     unsigned next_child;
   };
   std::vector<Frame> stack = {{root, 0}};
-  while (!stack.empty() && !b.overflowed()) {
+  for (uint64_t steps = 1; !stack.empty() && !b.overflowed(); ++steps) {
+    if (steps % 4096 == 0) {
+      if (absl::Status s = CheckDeadline(limits, "extracting the HTML page's text"); !s.ok()) {
+        return s;
+      }
+    }
     Frame& f = stack.back();
     const GumboNode* n = f.node;
     const GumboVector* children = n->type == GUMBO_NODE_DOCUMENT  ? &n->v.document.children

@@ -176,29 +176,73 @@ std::vector<Line> PageLines(std::vector<Word> words, int32_t page) {
   return lines;
 }
 
+// The bins [first, end) a box covers on a page's axis from `lo`: bin b holds x in [lo + b, lo + b +
+// 1).
+std::pair<size_t, size_t> Bins(const Box& box, double lo, size_t bins) {
+  const auto first = static_cast<size_t>(std::max(0.0, box.x0 - lo));
+  const double end = std::ceil(box.x1 - lo);
+  return {std::min(first, bins), end <= 0 ? 0 : std::min(bins, static_cast<size_t>(end))};
+}
+
+// How many lines cover each bin: per line the union of its words' spans, added to a difference
+// array (words + bins per line, where marking every bin a word covers cost lines x bins).
+std::vector<int> Coverage(const std::vector<const Line*>& lines, double lo, size_t bins) {
+  std::vector<int> diff(bins + 1, 0);
+  std::vector<std::pair<size_t, size_t>> spans;
+  for (const Line* l : lines) {
+    spans.clear();
+    for (const Word& w : l->words) {
+      const auto span = Bins(w.box, lo, bins);
+      if (span.first < span.second) spans.push_back(span);
+    }
+    std::sort(spans.begin(), spans.end());
+    bool open = false;
+    size_t b = 0, e = 0;
+    for (const auto& [sb, se] : spans) {
+      if (open && sb <= e) {
+        e = std::max(e, se);
+        continue;
+      }
+      if (open) {
+        ++diff[b];
+        --diff[e];
+      }
+      b = sb;
+      e = se;
+      open = true;
+    }
+    if (open) {
+      ++diff[b];
+      --diff[e];
+    }
+  }
+  std::vector<int> cover(bins, 0);
+  int run = 0;
+  for (size_t b = 0; b < bins; ++b) cover[b] = run += diff[b];
+  return cover;
+}
+
+constexpr size_t kMaxGutters = 7;
+
 // Column gutters of a page: x ranges at least 8 points wide, inside its text, that at most
-// one line in twenty crosses, with a quarter of the lines on each side.
+// one line in twenty crosses, with a quarter of the lines on each side. Linear in the page's
+// words and width (the counts of lines on each side by binary search).
 std::vector<std::pair<double, double>> Gutters(const std::vector<const Line*>& lines) {
   std::vector<std::pair<double, double>> gutters;
   if (lines.size() < 6) return gutters;
   double lo = 1e9, hi = -1e9;
+  std::vector<double> starts, ends;
   for (const Line* l : lines) {
     lo = std::min(lo, l->box.x0);
     hi = std::max(hi, l->box.x1);
+    starts.push_back(l->box.x0);
+    ends.push_back(l->box.x1);
   }
   if (!(hi - lo > 50) || hi - lo > 1e5) return gutters;
+  std::sort(starts.begin(), starts.end());
+  std::sort(ends.begin(), ends.end());
   const auto bins = static_cast<size_t>(hi - lo) + 1;
-  std::vector<int> cover(bins, 0);
-  for (const Line* l : lines) {
-    std::vector<bool> hit(bins, false);
-    for (const Word& w : l->words) {
-      for (auto b = static_cast<size_t>(std::max(0.0, w.box.x0 - lo));
-           b < bins && static_cast<double>(b) + lo < w.box.x1; ++b) {
-        hit[b] = true;
-      }
-    }
-    for (size_t b = 0; b < bins; ++b) cover[b] += hit[b] ? 1 : 0;
-  }
+  const std::vector<int> cover = Coverage(lines, lo, bins);
   const auto n = static_cast<int>(lines.size());
   size_t b = 0;
   while (b < bins) {
@@ -209,15 +253,25 @@ std::vector<std::pair<double, double>> Gutters(const std::vector<const Line*>& l
     size_t e = b;
     while (e < bins && cover[e] * 20 <= n) ++e;
     const double x0 = lo + static_cast<double>(b), x1 = lo + static_cast<double>(e);
-    int left = 0, right = 0;
-    for (const Line* l : lines) {
-      left += l->box.x0 < x0 ? 1 : 0;
-      right += l->box.x1 > x1 ? 1 : 0;
-    }
+    const auto left = std::lower_bound(starts.begin(), starts.end(), x0) - starts.begin();
+    const auto right = ends.end() - std::upper_bound(ends.begin(), ends.end(), x1);
     if (x1 - x0 >= 8 && 4 * left >= n && 4 * right >= n) gutters.emplace_back(x0, x1);
     b = e;
   }
+  // More columns than a page of prose has: a table or scattered words, read as one column
+  // (which also bounds the work per line by the number of columns).
+  if (gutters.size() > kMaxGutters) gutters.clear();
   return gutters;
+}
+
+// The column of a word left of the first gutter that ends after its start (gutters ascend and
+// do not overlap), and whether the word crosses that gutter.
+size_t ColumnOf(const std::vector<std::pair<double, double>>& gutters, const Box& box,
+                bool* crosses) {
+  const auto it = std::upper_bound(gutters.begin(), gutters.end(), box.x0,
+                                   [](double x, const auto& g) { return x < g.second; });
+  *crosses = it != gutters.end() && box.x1 > it->first;
+  return static_cast<size_t>(it - gutters.begin());
 }
 
 // A page's kept lines in reading order: between lines that cross a gutter (a title over both
@@ -231,10 +285,14 @@ void ColumnsInReadingOrder(const std::vector<const Line*>& lines, std::vector<Li
       c.clear();
     }
   };
+  std::vector<size_t> column_of;
   for (const Line* l : lines) {
     bool spans = false;
+    column_of.clear();
     for (const Word& w : l->words) {
-      for (const auto& g : gutters) spans |= w.box.x0 < g.second && w.box.x1 > g.first;
+      bool crosses = false;
+      column_of.push_back(ColumnOf(gutters, w.box, &crosses));
+      spans |= crosses;
     }
     if (spans) {
       flush();
@@ -242,11 +300,7 @@ void ColumnsInReadingOrder(const std::vector<const Line*>& lines, std::vector<Li
       continue;
     }
     std::vector<std::vector<Word>> parts(columns.size());
-    for (const Word& w : l->words) {
-      size_t col = 0;
-      while (col < gutters.size() && w.box.x0 >= gutters[col].second) ++col;
-      parts[col].push_back(w);
-    }
+    for (size_t i = 0; i < l->words.size(); ++i) parts[column_of[i]].push_back(l->words[i]);
     for (size_t c = 0; c < parts.size(); ++c) {
       if (!parts[c].empty()) columns[c].push_back(LineOf(std::move(parts[c]), l->page));
     }
@@ -308,9 +362,11 @@ absl::StatusOr<std::vector<Line>> ReadLines(poppler::document* doc, int pages,
       l.margin = height > 0 && (mid < 0.1 * height || mid > 0.9 * height);
     }
   }
+  if (absl::Status s = CheckDeadline(limits, "laying out the PDF's pages"); !s.ok()) return s;
   DropPageFurniture(&by_page);
   std::vector<Line> lines;
   for (const auto& page : by_page) {
+    if (absl::Status s = CheckDeadline(limits, "laying out the PDF's pages"); !s.ok()) return s;
     std::vector<const Line*> kept;
     for (const Line& l : page) {
       if (!l.dropped) kept.push_back(&l);
@@ -393,7 +449,11 @@ absl::StatusOr<Extracted> ExtractPdf(std::string_view input, const ExtractLimits
   Box block;
   int block_lines = 0;
   bool join_next = false;
+  uint64_t steps = 0;
   for (const Line& line : *lines) {
+    if (++steps % 4096 == 0) {
+      if (absl::Status s = CheckDeadline(limits, "joining the PDF's lines"); !s.ok()) return s;
+    }
     const bool starts = prev == nullptr || StartsBlock(*prev, line, block, block_lines);
     if (starts) {
       b.EndBlock();

@@ -1,0 +1,281 @@
+// The Markdown pre-scan (docs/design.md, "What each reader bounds"): one pass over the lines
+// before cmark-gfm parses, refusing or rewriting (byte for byte, so offsets still index the
+// input) the shapes Debian's cmark-gfm 0.29.0.gfm.6 reads in more than linear time:
+// - block quotes and lists nested deeper than max_markdown_depth: refused (every line walks
+//   the open containers, lazy continuation lines included);
+// - GFM tables (a header row, a delimiter row with as many cells, the rows under them):
+//   blanked whole, since they are not extracted anyway and cmark-gfm keeps five nodes for a
+//   row of two cells ("|x|y|" rows cost 200 bytes of memory per input byte);
+// - a line's text past max_table_columns '|': blanked (a table row's cells cost their number
+//   squared);
+// - brackets: in a paragraph, '[' that no ']' closes past the first kMaxOpenBrackets, and
+//   pairs nested deeper than that, read as spaces (each link walks back over the open
+//   brackets: "![[]()" repeated);
+// - a raw-HTML opener ("<!--", "<!X", "<![CDATA[", "<?") inside a line with no closer within
+//   kMaxRawHtml bytes: read as text (each scans to the paragraph's end for its closer). At a
+//   line's start they open HTML blocks, read line by line, and are left alone.
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "formats/builder.h"
+
+namespace rpsum::formats::internal {
+namespace {
+
+constexpr size_t kMaxOpenBrackets = 32;
+constexpr size_t kMaxRawHtml = 512;
+
+// Block quote and list markers at the start of `line` (after `*content`, which moves past
+// them), plus half its leading indentation (a nested list's items are indented).
+int ContainerDepth(std::string_view line, size_t* content) {
+  size_t i = 0;
+  int columns = 0;
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) {
+    columns += line[i] == '\t' ? 4 - columns % 4 : 1;
+    ++i;
+  }
+  int markers = 0;
+  for (;;) {
+    size_t j = i;
+    while (j < line.size() && j - i < 4 && (line[j] == ' ' || line[j] == '\t')) ++j;
+    if (j >= line.size()) break;
+    const char c = line[j];
+    const auto space_at = [&](size_t k) {
+      return k >= line.size() || line[k] == ' ' || line[k] == '\t';
+    };
+    if (c == '>' || ((c == '-' || c == '+' || c == '*') && space_at(j + 1))) {
+      i = j + 1;
+    } else if (c >= '0' && c <= '9') {
+      size_t k = j;
+      while (k < line.size() && k - j < 9 && line[k] >= '0' && line[k] <= '9') ++k;
+      if (k >= line.size() || (line[k] != '.' && line[k] != ')') || !space_at(k + 1)) break;
+      i = k + 1;
+    } else {
+      break;
+    }
+    ++markers;
+  }
+  while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  *content = i;
+  return markers == 0 ? 0 : markers + columns / 2;
+}
+
+bool IsFence(std::string_view content) {
+  return content.substr(0, 3) == "```" || content.substr(0, 3) == "~~~";
+}
+
+// The position of the next `closer` at or after `from`, cached: positions only grow, so each
+// closer's search covers the document once.
+class NextOf {
+ public:
+  NextOf(std::string_view doc, std::string_view closer) : doc_(doc), closer_(closer) {}
+  size_t At(size_t from) {
+    if (!searched_ || (next_ != std::string_view::npos && next_ < from)) {
+      next_ = doc_.find(closer_, from);
+      searched_ = true;
+    }
+    return next_;
+  }
+
+ private:
+  std::string_view doc_;
+  std::string_view closer_;
+  size_t next_ = std::string_view::npos;
+  bool searched_ = false;
+};
+
+// Raw-HTML openers with no closer near become text: their '<' a space.
+class RawHtml {
+ public:
+  explicit RawHtml(std::string_view doc)
+      : doc_(doc), comment_(doc, "-->"), cdata_(doc, "]]>"), pi_(doc, "?>"), decl_(doc, ">") {}
+  // Whether the opener at `i` (a '<') should read as text.
+  bool Unclosed(size_t i) {
+    const std::string_view rest = doc_.substr(i);
+    NextOf* closer = nullptr;
+    if (rest.substr(0, 4) == "<!--") {
+      closer = &comment_;
+    } else if (rest.substr(0, 9) == "<![CDATA[") {
+      closer = &cdata_;
+    } else if (rest.substr(0, 2) == "<?") {
+      closer = &pi_;
+    } else if (rest.size() > 2 && rest[1] == '!' &&
+               std::isalpha(static_cast<unsigned char>(rest[2]))) {
+      closer = &decl_;
+    } else {
+      return false;
+    }
+    const size_t at = closer->At(i + 2);
+    return at == std::string_view::npos || at - i > kMaxRawHtml;
+  }
+
+ private:
+  std::string_view doc_;
+  NextOf comment_, cdata_, pi_, decl_;
+};
+
+// The cells of a table row, or -1 when `line` holds no unescaped '|'.
+int Cells(std::string_view line) {
+  size_t b = 0, e = line.size();
+  while (b < e && (line[b] == ' ' || line[b] == '\t')) ++b;
+  while (e > b && (line[e - 1] == ' ' || line[e - 1] == '\t' || line[e - 1] == '\r')) --e;
+  if (b == e) return -1;
+  int pipes = 0;
+  for (size_t i = b; i < e; ++i) {
+    if (line[i] == '\\') {
+      ++i;
+    } else if (line[i] == '|') {
+      ++pipes;
+    }
+  }
+  if (pipes == 0) return -1;
+  int cells = pipes + 1;
+  if (line[b] == '|') --cells;
+  if (e - b > 1 && line[e - 1] == '|' && line[e - 2] != '\\') --cells;
+  return cells;
+}
+
+// A GFM table's delimiter row: cells of '-' with optional ':' at either end.
+bool IsDelimiterRow(std::string_view line) {
+  bool dash = false;
+  for (char c : line) {
+    if (c == '-') {
+      dash = true;
+    } else if (c != '|' && c != ':' && c != ' ' && c != '\t' && c != '\r') {
+      return false;
+    }
+  }
+  return dash;
+}
+
+// Whether a line ends a table: blank, or the start of another block.
+bool EndsTable(std::string_view line) {
+  size_t i = 0;
+  while (i < line.size() && i < 4 && (line[i] == ' ' || line[i] == '\t')) ++i;
+  if (i == line.size() || line[i] == '\r') return true;
+  const char c = line[i];
+  if (c == '#' || c == '>' || c == '<' || Cells(line) < 0) return true;
+  if ((c == '-' || c == '*' || c == '+') && i + 1 < line.size() && line[i + 1] == ' ') return true;
+  return line.substr(i, 3) == "```" || line.substr(i, 3) == "~~~";
+}
+
+// Blanks every GFM table at the top level (not inside a quote or list) with spaces.
+void BlankTables(std::string* doc) {
+  std::string& d = *doc;
+  size_t prev_b = std::string::npos, prev_e = 0;  // the line before: a header row?
+  for (size_t b = 0; b < d.size();) {
+    size_t e = d.find('\n', b);
+    if (e == std::string::npos) e = d.size();
+    const std::string_view line(d.data() + b, e - b);
+    if (prev_b != std::string::npos && IsDelimiterRow(line) && Cells(line) > 0 &&
+        Cells(line) == Cells(std::string_view(d.data() + prev_b, prev_e - prev_b))) {
+      const std::string_view header(d.data() + prev_b, prev_e - prev_b);
+      size_t content = 0;
+      if (ContainerDepth(header, &content) == 0 && content < 4) {
+        size_t end = e;  // the rows: until a line that ends the table
+        while (end < d.size()) {
+          size_t next = d.find('\n', end + 1);
+          if (next == std::string::npos) next = d.size();
+          if (EndsTable(std::string_view(d.data() + end + 1, next - end - 1))) break;
+          end = next;
+        }
+        for (size_t i = prev_b; i < end; ++i) {
+          if (d[i] != '\n' && d[i] != '\r') d[i] = ' ';
+        }
+        b = end + 1;
+        prev_b = std::string::npos;
+        continue;
+      }
+    }
+    prev_b = Cells(line) > 0 ? b : std::string::npos;
+    prev_e = e;
+    b = e + 1;
+  }
+}
+
+// The brackets of one paragraph (blank-line delimited): '[' and ']' matched as a stack.
+class Brackets {
+ public:
+  void Open(size_t at) { open_.push_back(at); }
+  void Close(size_t at) {
+    if (open_.empty()) return;
+    pairs_.emplace_back(open_.back(), at);
+    open_.pop_back();
+  }
+  // Blanks what cmark would walk over more than a bounded number of times, and starts over.
+  void EndParagraph(std::string* doc) {
+    for (size_t i = kMaxOpenBrackets; i < open_.size(); ++i) (*doc)[open_[i]] = ' ';
+    std::sort(pairs_.begin(), pairs_.end());
+    std::vector<size_t> enclosing;  // close positions of the pairs around the current one
+    for (const auto& [open, close] : pairs_) {
+      while (!enclosing.empty() && enclosing.back() < open) enclosing.pop_back();
+      if (enclosing.size() >= kMaxOpenBrackets) {
+        (*doc)[open] = ' ';
+        (*doc)[close] = ' ';
+      }
+      enclosing.push_back(close);
+    }
+    open_.clear();
+    pairs_.clear();
+  }
+
+ private:
+  std::vector<size_t> open_;
+  std::vector<std::pair<size_t, size_t>> pairs_;
+};
+
+}  // namespace
+
+absl::Status ScanMarkdown(std::string* doc, const ExtractLimits& limits) {
+  BlankTables(doc);
+  std::string& d = *doc;
+  RawHtml raw(d);
+  Brackets brackets;
+  bool in_fence = false;
+  size_t line_no = 0;
+  for (size_t b = 0; b < d.size();) {
+    size_t e = d.find('\n', b);
+    if (e == std::string::npos) e = d.size();
+    ++line_no;
+    const std::string_view line(d.data() + b, e - b);
+    size_t content = 0;
+    const int depth = ContainerDepth(line, &content);
+    if (IsFence(line.substr(content))) in_fence = !in_fence;
+    if (!in_fence && depth > limits.max_markdown_depth) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "this Markdown nests block quotes and lists ", depth, " levels deep at line ", line_no,
+          "; the limit is ", limits.max_markdown_depth,
+          " (the Markdown nesting limit): flatten the document or send its text"));
+    }
+    if (content == line.size()) brackets.EndParagraph(doc);  // a blank line ends it
+    int pipes = 0;
+    for (size_t i = b + content; i < e; ++i) {
+      const char c = d[i];
+      if (c == '\\' && i + 1 < e && std::ispunct(static_cast<unsigned char>(d[i + 1])) != 0) {
+        ++i;  // an escaped character is text
+      } else if (c == '|' && ++pipes > limits.max_table_columns) {
+        std::fill(d.begin() + static_cast<std::ptrdiff_t>(i),
+                  d.begin() + static_cast<std::ptrdiff_t>(e > i && d[e - 1] == '\r' ? e - 1 : e),
+                  ' ');
+        break;
+      } else if (c == '[') {
+        brackets.Open(i);
+      } else if (c == ']') {
+        brackets.Close(i);
+      } else if (c == '<' && i > b + content && raw.Unclosed(i)) {
+        d[i] = ' ';
+      }
+    }
+    b = e + 1;
+  }
+  brackets.EndParagraph(doc);
+  return absl::OkStatus();
+}
+
+}  // namespace rpsum::formats::internal

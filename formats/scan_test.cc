@@ -1,0 +1,116 @@
+// The rules of the readers' pre-scans (docs/design.md, "What each reader bounds"): which
+// HTML nests as HTML5 builds it and which does not, attributes past the limit, Markdown's
+// nesting limit and rewrites, bare links, and the deadline inside each reader. The growth of
+// every hostile family: hostile_test.cc.
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/time/clock.h"
+#include "formats/formats.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "testing/hostile_inputs.h"
+
+namespace rpsum::formats {
+namespace {
+
+using ::testing::HasSubstr;
+
+// HTML5's tree, not a count of tags: what nests and what does not.
+TEST(HtmlScan, CountsDepthAsHtml5BuildsIt) {
+  auto depth_refused = [](const std::string& page) {
+    const auto x = Extract(page, ContentType::kHtml, {});
+    return !x.ok() && absl::StrContains(x.status().message(), "the HTML depth limit");
+  };
+  // Nested: "/>" does not close a div, an end tag with no open element closes nothing,
+  // formatting elements closed by a paragraph's end are reopened in the next.
+  EXPECT_TRUE(depth_refused(test::Repeat("<div/>", 6000)));
+  EXPECT_TRUE(depth_refused(test::Repeat("<div></span>", 12000)));
+  EXPECT_TRUE(depth_refused(test::Numbered("<p><b id=", ">x", 12000)));
+  EXPECT_TRUE(depth_refused(test::Repeat("<b><div>x</b>", 12000)));
+  // Not nested: unclosed paragraphs, list items, cells, options and links close as HTML5
+  // closes them; void elements; "/>" inside SVG; the same formatting element three times at
+  // most (Noah's Ark).
+  for (const std::string& page :
+       {test::Repeat("<p>text ", 20000), test::Repeat("<li>item ", 20000),
+        "<table>" + test::Repeat("<tr><td>a<td>b ", 20000),
+        "<select>" + test::Repeat("<option>o ", 20000), test::Repeat("<a href=x>link ", 20000),
+        "<p>" + test::Repeat("word<br><img src=x> ", 20000),
+        "<svg>" + test::Repeat("<path d=\"M0 0\"/>", 20000) + "</svg><p>text</p>",
+        test::Repeat("<p><b>bold ", 20000), test::Repeat("<h2>a<h3>b ", 20000),
+        test::Repeat("<dl><dt>t<dd>d</dl> ", 20000)}) {
+    EXPECT_FALSE(depth_refused(page)) << page.substr(0, 40);
+  }
+}
+
+TEST(HtmlScan, AttributesPastTheLimitAreDroppedAndTheTextKept) {
+  const std::string page =
+      "<p " + test::Numbered("a", "=\"x>y\" ", 5000) + "hidden>Kept text.</p><p>More.</p>";
+  const auto x = Extract(page, ContentType::kHtml, {});
+  ASSERT_TRUE(x.ok()) << x.status();
+  EXPECT_EQ(x->text, "Kept text.\nMore.");  // "hidden", past the limit, was dropped
+  ASSERT_FALSE(x->pieces.empty());
+  EXPECT_EQ(page.substr(x->pieces[0].source_begin, 4), "Kept");
+  ExtractLimits few;
+  few.max_html_attributes = 100000;
+  const auto all = Extract(page, ContentType::kHtml, few);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->text, "More.");  // within the limit, "hidden" hides the paragraph
+}
+
+TEST(MarkdownScan, NestingPastTheLimitIsRefusedWithTheLine) {
+  const auto x =
+      Extract("# Title\n\n" + test::Repeat("> ", 200) + "quoted\n", ContentType::kMarkdown, {});
+  ASSERT_FALSE(x.ok());
+  EXPECT_EQ(x.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(x.status().message(), HasSubstr("levels deep at line 3; the limit is 64"));
+  // Deep but within the limit; and deep indentation in a fenced code block is not nesting.
+  EXPECT_TRUE(Extract(test::Repeat("> ", 30) + "quoted\n", ContentType::kMarkdown, {}).ok());
+  EXPECT_TRUE(Extract("Text.\n\n```\n" + std::string(400, ' ') + "- item\n```\n",
+                      ContentType::kMarkdown, {})
+                  .ok());
+}
+
+TEST(MarkdownScan, RewritesWhatCmarkReadsSlowlyAndKeepsTheText) {
+  // A table row wider than the limit is cut; the table is still dropped and the text after it
+  // read.
+  const std::string table = test::Repeat("|a", 600) + "\n" + test::Repeat("|-", 600) + "\n" +
+                            test::Repeat("|b", 600) + "\n\nAfter the table.\n";
+  const auto t = Extract(table, ContentType::kMarkdown, {});
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->text, "After the table.");
+  // Links still read after many open brackets; raw HTML with a closer is still markup.
+  const auto b = Extract(test::Repeat("[", 100) + " text [link](https://x.org) and <!-- c --> end",
+                         ContentType::kMarkdown, {});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_THAT(b->text, HasSubstr("text link and end"));
+  // An unclosed declaration is text.
+  const auto d = Extract("Compare <!A with that.", ContentType::kMarkdown, {});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->text, "Compare !A with that.");
+}
+
+TEST(MarkdownScan, BareLinksAreDroppedAsGfmAutolinksWere) {
+  const std::string doc =
+      "See www.example.org. Mail ops@example.org, or (https://example.org/a_(b)) now.\n\n"
+      "Keep `www.example.org` in code and [named links](https://x.org).\n";
+  const auto x = Extract(doc, ContentType::kMarkdown, {});
+  ASSERT_TRUE(x.ok()) << x.status();
+  EXPECT_EQ(x->text,
+            "See . Mail , or () now.\n"
+            "Keep www.example.org in code and named links.");
+}
+
+// Each reader stops at the deadline and says where it was.
+TEST(HostileDeadline, EveryReaderHonoursTheDeadline) {
+  ExtractLimits past;
+  past.deadline = absl::Now() - absl::Seconds(1);
+  for (ContentType type : {ContentType::kHtml, ContentType::kMarkdown, ContentType::kPdf}) {
+    const auto x = Extract(test::WellFormed(type, 64 << 10), type, past);
+    ASSERT_FALSE(x.ok());
+    EXPECT_EQ(x.status().code(), absl::StatusCode::kDeadlineExceeded) << x.status();
+  }
+}
+
+}  // namespace
+}  // namespace rpsum::formats

@@ -1,0 +1,266 @@
+// The catalogue of hostile inputs (docs/design.md, "What each reader bounds"): per reader, the
+// families of documents that cost a parser more than linear time or memory, each a generator at
+// any size, and a well-formed document of each format to compare them with. Shared by the
+// growth tests (formats/hostile_test.cc) and the benchmark (bench/hostile.cc).
+#ifndef RPSUM_TESTING_HOSTILE_INPUTS_H_
+#define RPSUM_TESTING_HOSTILE_INPUTS_H_
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "formats/formats.h"
+
+namespace rpsum::test {
+
+// `unit` repeated until the result holds at least `bytes` bytes.
+inline std::string Repeat(std::string_view unit, size_t bytes) {
+  std::string out;
+  out.reserve(bytes + unit.size());
+  while (out.size() < bytes) out.append(unit);
+  return out;
+}
+
+// Numbered units ("<b id=0>x", "<b id=1>x", ...) until `bytes`: `before` + number + `after`.
+inline std::string Numbered(std::string_view before, std::string_view after, size_t bytes) {
+  std::string out;
+  out.reserve(bytes + 64);
+  for (size_t i = 0; out.size() < bytes; ++i) {
+    out.append(before);
+    out.append(std::to_string(i));
+    out.append(after);
+  }
+  return out;
+}
+
+// A PDF of `pages` pages (width x height points), page i's content stream made by
+// `content(i)`, with one Helvetica font (/F1) and a correct cross-reference table.
+template <typename Content>
+std::string MinimalPdf(int pages, double width, double height, Content content) {
+  std::string pdf = "%PDF-1.4\n";
+  std::vector<size_t> offsets;
+  auto object = [&](const std::string& body) {
+    offsets.push_back(pdf.size());
+    pdf += std::to_string(offsets.size()) + " 0 obj\n" + body + "\nendobj\n";
+  };
+  // 1 catalog, 2 pages, 3 font, then per page: page object, content stream.
+  object("<< /Type /Catalog /Pages 2 0 R >>");
+  std::string kids;
+  for (int i = 0; i < pages; ++i) kids += std::to_string(4 + 2 * i) + " 0 R ";
+  object("<< /Type /Pages /Kids [" + kids + "] /Count " + std::to_string(pages) + " >>");
+  object("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>");
+  char box[96];
+  std::snprintf(box, sizeof box, "[0 0 %.0f %.0f]", width, height);
+  for (int i = 0; i < pages; ++i) {
+    object("<< /Type /Page /Parent 2 0 R /MediaBox " + std::string(box) +
+           " /Resources << /Font << /F1 3 0 R >> >> /Contents " + std::to_string(5 + 2 * i) +
+           " 0 R >>");
+    const std::string stream = content(i);
+    object("<< /Length " + std::to_string(stream.size()) + " >>\nstream\n" + stream +
+           "\nendstream");
+  }
+  const size_t xref = pdf.size();
+  pdf += "xref\n0 " + std::to_string(offsets.size() + 1) + "\n0000000000 65535 f \n";
+  for (size_t o : offsets) {
+    char line[32];
+    std::snprintf(line, sizeof line, "%010zu 00000 n \n", o);
+    pdf += line;
+  }
+  pdf += "trailer\n<< /Size " + std::to_string(offsets.size() + 1) +
+         " /Root 1 0 R >>\nstartxref\n" + std::to_string(xref) + "\n%%EOF\n";
+  return pdf;
+}
+
+// Words of `size` points placed with `per_line` to a line from the page's top-left corner.
+inline std::string PdfWords(int words, int per_line, double size, double advance,
+                            std::string_view word, double page_height) {
+  std::string s = "BT\n";
+  char op[160];
+  std::snprintf(op, sizeof op, "/F1 %.2f Tf\n", size);
+  s += op;
+  for (int w = 0; w < words; ++w) {
+    const double x = 36 + advance * (w % per_line);
+    const double y = page_height - 36 - 1.3 * size * static_cast<double>(w / per_line + 1);
+    std::snprintf(op, sizeof op, "1 0 0 1 %.2f %.2f Tm (%.*s) Tj\n", x, y,
+                  static_cast<int>(word.size()), word.data());
+    s += op;
+  }
+  return s + "ET";
+}
+
+// A well-formed PDF of about `bytes`: pages of 40 lines of prose.
+inline std::string ProsePdf(size_t bytes) {
+  static constexpr std::string_view kLine =
+      "The cache keeps recent pages in memory and evicts the least recently used ones.";
+  const int per_page = 40;
+  const size_t page_bytes = per_page * (kLine.size() + 40);
+  const int pages = static_cast<int>(std::max<size_t>(1, bytes / page_bytes));
+  return MinimalPdf(pages, 612, 792, [&](int) {
+    std::string s = "BT\n/F1 10 Tf\n";
+    char op[64];
+    for (int l = 0; l < per_page; ++l) {
+      std::snprintf(op, sizeof op, "1 0 0 1 36 %d Tm (", 740 - 17 * l);
+      s += op;
+      s += kLine;
+      s += ") Tj\n";
+    }
+    return s + "ET";
+  });
+}
+
+struct HostileFamily {
+  const char* name;
+  formats::ContentType type;
+  std::string (*make)(size_t bytes);
+};
+
+// Every family, each `make(bytes)` about `bytes` long.
+inline const std::vector<HostileFamily>& HostileFamilies() {
+  using formats::ContentType;
+  static const auto* families = new std::vector<HostileFamily>{
+      // HTML (gumbo): depth that HTML5's rules build while a naive tag count sees none, the
+      // reopening of formatting elements, attributes, and text.
+      {"html/self-closed-div", ContentType::kHtml, [](size_t n) { return Repeat("<div/>", n); }},
+      {"html/unmatched-end-tags", ContentType::kHtml,
+       [](size_t n) { return Repeat("<div></span>", n); }},
+      {"html/reopened-formatting", ContentType::kHtml,
+       [](size_t n) { return Numbered("<p><b id=", ">x", n); }},
+      {"html/misnested-formatting", ContentType::kHtml,
+       [](size_t n) { return Repeat("<b><div>x</b>", n); }},
+      {"html/unclosed-font", ContentType::kHtml,
+       [](size_t n) { return Numbered("<font color=", "><p>x</p>", n); }},
+      {"html/nested-lists", ContentType::kHtml, [](size_t n) { return Repeat("<li><ul>", n); }},
+      {"html/nested-tables", ContentType::kHtml,
+       [](size_t n) { return Repeat("<table><tr><td>", n); }},
+      {"html/deep-div", ContentType::kHtml, [](size_t n) { return Repeat("<div>", n) + "x"; }},
+      {"html/many-attributes", ContentType::kHtml,
+       [](size_t n) { return "<p " + Numbered("a", "=x ", n) + ">text</p>"; }},
+      {"html/unclosed-a", ContentType::kHtml, [](size_t n) { return Repeat("<a href=x>y ", n); }},
+      {"html/unclosed-comment", ContentType::kHtml,
+       [](size_t n) { return "<p>x</p>" + Repeat("<!-", n); }},
+      {"html/long-word-entity", ContentType::kHtml,
+       [](size_t n) { return "<p>" + std::string(n, 'a') + "&amp;b</p>"; }},
+      // Markdown (cmark-gfm 0.29.0.gfm.6): nesting and lazy lines, tables, brackets, raw HTML,
+      // links, emphasis.
+      {"md/nested-quote-lazy-lines", ContentType::kMarkdown,
+       [](size_t n) { return Repeat("> ", n / 2) + "a\n" + Repeat("b\n", n / 2); }},
+      {"md/nested-list-lazy-lines", ContentType::kMarkdown,
+       [](size_t n) { return Repeat("- ", n / 2) + "a\n" + Repeat("b\n", n / 2); }},
+      {"md/quote-markers", ContentType::kMarkdown, [](size_t n) { return Repeat(">", n) + "a"; }},
+      {"md/wide-table", ContentType::kMarkdown,
+       [](size_t n) {
+         return Repeat("|a", n / 3) + "\n" + Repeat("|-", n / 3) + "\n" + Repeat("|b", n / 3);
+       }},
+      {"md/wide-table-rows", ContentType::kMarkdown,
+       [](size_t n) { return "|a|\n|-|\n" + Repeat("|x", n); }},
+      {"md/long-table", ContentType::kMarkdown,
+       [](size_t n) { return "words before\n\n|a|b|\n|-|-|\n" + Repeat("|x|y|\n", n); }},
+      {"md/image-brackets", ContentType::kMarkdown, [](size_t n) { return Repeat("![[]()", n); }},
+      {"md/open-brackets", ContentType::kMarkdown, [](size_t n) { return Repeat("[a", n); }},
+      {"md/nested-brackets", ContentType::kMarkdown,
+       [](size_t n) { return Repeat("[", n / 2) + "a" + Repeat("]", n / 2); }},
+      {"md/unclosed-declarations", ContentType::kMarkdown,
+       [](size_t n) { return "a" + Repeat("<!A ", n); }},
+      {"md/unclosed-instructions", ContentType::kMarkdown,
+       [](size_t n) { return "a" + Repeat("<? ", n); }},
+      {"md/unclosed-cdata", ContentType::kMarkdown,
+       [](size_t n) { return "a" + Repeat("a <![CDATA[", n); }},
+      {"md/unclosed-comments", ContentType::kMarkdown,
+       [](size_t n) { return "a" + Repeat("<!--", n); }},
+      {"md/www-autolinks", ContentType::kMarkdown, [](size_t n) { return Repeat("www.a_", n); }},
+      {"md/email-autolinks", ContentType::kMarkdown, [](size_t n) { return Repeat("a@", n); }},
+      {"md/nested-emphasis", ContentType::kMarkdown,
+       [](size_t n) { return Repeat("*a **a ", n / 2) + "b" + Repeat(" a** a*", n / 2); }},
+      {"md/link-openers-emphasis", ContentType::kMarkdown,
+       [](size_t n) { return Repeat("[ a_", n); }},
+      {"md/unclosed-links", ContentType::kMarkdown, [](size_t n) { return Repeat("[a](<b", n); }},
+      {"md/backtick-runs", ContentType::kMarkdown,
+       [](size_t n) {
+         std::string s;
+         for (size_t k = 1; s.size() < n; ++k) s += "e" + std::string(k % 4096, '`');
+         return s;
+       }},
+      {"md/references", ContentType::kMarkdown,
+       [](size_t n) { return Numbered("[", "]: u\n", n / 2) + Repeat("[0] ", n / 2); }},
+      // PDF (poppler and the layout): tiny words, wide pages, many pages, huge fonts, a broken
+      // cross-reference table.
+      {"pdf/tiny-words", ContentType::kPdf,
+       [](size_t n) {
+         const int words = static_cast<int>(n / 40);
+         const int pages = std::max(1, words / 20000);
+         return MinimalPdf(pages, 612, 792,
+                           [&](int) { return PdfWords(words / pages, 150, 1, 3.6, "a", 792); });
+       }},
+      {"pdf/wide-sparse-lines", ContentType::kPdf,
+       [](size_t n) {
+         // Two words a line, 89,000 points apart, 600 lines a page: the column search's bins.
+         const int lines = static_cast<int>(std::max<size_t>(6, n / 70));
+         const int pages = (lines + 599) / 600;
+         return MinimalPdf(pages, 90000, 792, [&](int page) {
+           std::string s = "BT\n/F1 1 Tf\n";
+           char op[96];
+           for (int l = 0; l < std::min(600, lines - 600 * page); ++l) {
+             std::snprintf(op, sizeof op,
+                           "1 0 0 1 36 %.1f Tm (a) Tj 1 0 0 1 89000 %.1f Tm (b) Tj\n",
+                           780 - 1.3 * l, 780 - 1.3 * l);
+             s += op;
+           }
+           return s + "ET";
+         });
+       }},
+      {"pdf/one-word-pages", ContentType::kPdf,
+       [](size_t n) {
+         const int pages = static_cast<int>(std::min<size_t>(1000, std::max<size_t>(1, n / 200)));
+         return MinimalPdf(pages, 612, 792,
+                           [&](int) { return PdfWords(1, 1, 10, 0, "word", 792); });
+       }},
+      {"pdf/huge-font", ContentType::kPdf,
+       [](size_t n) {
+         const int pages = static_cast<int>(std::max<size_t>(1, n / 4000));
+         return MinimalPdf(pages, 612, 792,
+                           [&](int) { return PdfWords(60, 3, 4000, 200, "Huge", 792); });
+       }},
+      {"pdf/broken-xref", ContentType::kPdf,
+       [](size_t n) {
+         std::string pdf = ProsePdf(n);
+         const size_t at = pdf.rfind("xref\n");
+         for (size_t i = at + 5; i < pdf.size() && i < at + 400; ++i) {
+           if (pdf[i] >= '0' && pdf[i] <= '9') pdf[i] = '7';
+         }
+         return pdf;
+       }},
+  };
+  return *families;
+}
+
+// A well-formed document of `type` of about `bytes`, to time the families against.
+inline std::string WellFormed(formats::ContentType type, size_t bytes) {
+  using formats::ContentType;
+  switch (type) {
+    case ContentType::kHtml:
+      return "<!doctype html><html><body><main>" +
+             Repeat(
+                 "<h2>Caching</h2>\n<p>The cache keeps <b>recent</b> pages in memory and "
+                 "evicts the <a href=\"/lru\">least recently used</a> ones.</p>\n"
+                 "<ul><li>First point of the list.</li><li>Second point.</li></ul>\n",
+                 bytes) +
+             "</main></body></html>";
+    case ContentType::kMarkdown:
+      return Repeat(
+          "## Caching\n\nThe cache keeps **recent** pages in memory and evicts the "
+          "[least recently used](https://example.org/lru) ones.\n\n"
+          "- First point of the list.\n- Second point with `code`.\n\n",
+          bytes);
+    case ContentType::kPdf:
+      return ProsePdf(bytes);
+    case ContentType::kText:
+      break;
+  }
+  return Repeat("The cache keeps recent pages in memory. ", bytes);
+}
+
+}  // namespace rpsum::test
+
+#endif  // RPSUM_TESTING_HOSTILE_INPUTS_H_
