@@ -82,7 +82,8 @@ inline std::string PdfWords(int words, int per_line, double size, double advance
   s += op;
   for (int w = 0; w < words; ++w) {
     const double x = 36 + advance * (w % per_line);
-    const double y = page_height - 36 - 1.3 * size * static_cast<double>(w / per_line + 1);
+    const int row = w / per_line + 1;
+    const double y = page_height - 36 - 1.3 * size * row;
     std::snprintf(op, sizeof op, "1 0 0 1 %.2f %.2f Tm (%.*s) Tj\n", x, y,
                   static_cast<int>(word.size()), word.data());
     s += op;

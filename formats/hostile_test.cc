@@ -1,0 +1,76 @@
+// Every reader's work grows linearly with its input, for every family of hostile input in the
+// catalogue (testing/hostile_inputs.h): the time of one document of 8n bytes against eight of n
+// bytes, measured here in one run (the best of three of each, so that a busy machine slows both
+// alike); linear work gives about 1, quadratic about 8. The bar, 3, leaves a wide margin on
+// both sides. Linked with the server's allocator (tcmalloc), which keeps freed memory, so that
+// what grows is the readers' work and not the kernel's page faults; built only without
+// sanitizers (their allocators time differently). The rules of the pre-scans: scan_test.cc.
+// The benchmark with the 64 KB and 4 MB sizes: bench/hostile.cc.
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "formats/formats.h"
+#include "gtest/gtest.h"
+#include "testing/hostile_inputs.h"
+
+namespace rpsum::formats {
+namespace {
+
+double Seconds(const std::string& doc, ContentType type, int times) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < times; ++i) {
+    const auto x = Extract(doc, type, {});
+    (void)x;
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The growth of each family of `prefix` from `small` to 8 x `small` bytes.
+void ExpectLinear(std::string_view prefix, size_t small) {
+  int families = 0;
+  for (const test::HostileFamily& f : test::HostileFamilies()) {
+    if (std::string_view(f.name).substr(0, prefix.size()) != prefix) continue;
+    ++families;
+    const std::string a = f.make(small), b = f.make(8 * small);
+    double ta = 1e9, tb = 1e9;
+    for (int round = 0; round < 3; ++round) {
+      ta = std::min(ta, Seconds(a, f.type, 8) / static_cast<double>(8 * a.size()));
+      tb = std::min(tb, Seconds(b, f.type, 1) / static_cast<double>(b.size()));
+    }
+    const double growth = tb / ta;
+    EXPECT_LT(growth, 3.0) << f.name << ": time per byte grew " << growth << "x from " << a.size()
+                           << " to " << b.size() << " bytes";
+    std::printf("%-30s %8zu -> %8zu bytes: %6.1f -> %6.1f ns a byte, x%.2f\n", f.name, a.size(),
+                b.size(), ta * 1e9, tb * 1e9, growth);
+  }
+  EXPECT_GT(families, 3);
+}
+
+TEST(HostileGrowth, Html) { ExpectLinear("html/", 8 << 10); }
+TEST(HostileGrowth, Markdown) { ExpectLinear("md/", 8 << 10); }
+TEST(HostileGrowth, Pdf) { ExpectLinear("pdf/", 32 << 10); }
+
+// The PDF layout's cost per line does not grow with the page's width: sparse lines on a page
+// 90,000 points wide cost less than twice a page of prose of the same size (the column search
+// cost lines x width: 3.3x prose before).
+TEST(HostileGrowth, PdfWidePagesCostLikeProse) {
+  const test::HostileFamily* wide = nullptr;
+  for (const auto& f : test::HostileFamilies()) {
+    if (std::string_view(f.name) == "pdf/wide-sparse-lines") wide = &f;
+  }
+  ASSERT_NE(wide, nullptr);
+  const std::string hostile = wide->make(256 << 10);
+  const std::string prose = test::WellFormed(ContentType::kPdf, hostile.size());
+  double th = 1e9, tp = 1e9;
+  for (int round = 0; round < 3; ++round) {
+    th = std::min(th, Seconds(hostile, ContentType::kPdf, 1) / static_cast<double>(hostile.size()));
+    tp = std::min(tp, Seconds(prose, ContentType::kPdf, 1) / static_cast<double>(prose.size()));
+  }
+  std::printf("per byte, wide sparse lines cost %.2fx prose\n", th / tp);
+  EXPECT_LT(th / tp, 2.0) << "per byte, wide sparse lines cost " << th / tp << "x prose";
+}
+
+}  // namespace
+}  // namespace rpsum::formats
