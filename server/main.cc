@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -50,6 +51,10 @@ ABSL_FLAG(std::string, device, "auto",
 ABSL_FLAG(int, threads, 0, "LibTorch intra-op threads (0: one per core)");
 ABSL_FLAG(int, workers, 1, "inference workers (each holds its own copy of the model)");
 ABSL_FLAG(int, prepare_threads, 2, "threads that split and tokenize documents");
+ABSL_FLAG(int, large_prepare_threads, 1,
+          "threads that prepare documents over --large_document_bytes (0: the same threads)");
+ABSL_FLAG(uint64_t, large_document_bytes, 256u << 10,
+          "documents of more bytes are prepared on the large-document threads");
 ABSL_FLAG(int, max_batch_size, 0,
           "requests per batch at most (1: no batching; 0: 1 on CPU, 8 on CUDA; on CPU batching "
           "costs throughput, see docs/benchmarks.md)");
@@ -226,6 +231,7 @@ ServiceOptions ServiceOptionsFromFlags(const std::string& token) {
   opts.auth_token = token;
   opts.server_version = kVersion;
   opts.request_log = absl::GetFlag(FLAGS_request_log);
+  opts.large_document_bytes = absl::GetFlag(FLAGS_large_document_bytes);
   return opts;
 }
 
@@ -327,6 +333,13 @@ int Main() {
   ThreadPool pool(std::max(1, absl::GetFlag(FLAGS_prepare_threads)), 4 * so.max_queue_requests);
   const ServiceOptions opts = ServiceOptionsFromFlags(*token);
   SummarizerService service(opts, primary, &scheduler, &pool, &metrics, Clock::Real());
+  // A bounded queue: past it, large documents are refused (RESOURCE_EXHAUSTED), not piled up.
+  const int large_threads = absl::GetFlag(FLAGS_large_prepare_threads);
+  std::optional<ThreadPool> large_pool;
+  if (large_threads > 0) {
+    large_pool.emplace(large_threads, 16);
+    service.SetLargeDocumentPool(&*large_pool);
+  }
 
   std::atomic<bool> ready{false};
   auto http = StartHttpServer(&service, opts, {metrics.registry(), process}, &ready);

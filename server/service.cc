@@ -1,5 +1,9 @@
 #include "server/service.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -44,6 +48,16 @@ absl::Time Deadline(grpc::CallbackServerContext* ctx) {
   const auto d = ctx->deadline();
   if (d == std::chrono::system_clock::time_point::max()) return absl::InfiniteFuture();
   return absl::FromChrono(d);
+}
+
+// The large-document threads run at the lowest CPU priority (nice 19), once per thread: on a
+// machine with few cores they take the time the small documents and the model leave, so a
+// client sending large documents in a loop slows the others less.
+void LowerThisThreadsPriority() {
+  thread_local bool lowered = false;
+  if (lowered) return;
+  lowered = true;
+  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
 }
 
 }  // namespace
@@ -199,7 +213,13 @@ std::shared_ptr<SummarizerService::Call> SummarizerService::Begin(
 
 void SummarizerService::PrepareThen(const std::shared_ptr<Call>& call,
                                     std::function<void(const std::shared_ptr<Call>&)> then) {
-  const bool queued = pool_->Schedule([this, call, then = std::move(then)] {
+  // Large documents wait for their own threads: small ones never queue behind them.
+  uint64_t bytes = call->plan.input.document.size();
+  for (std::string_view u : call->plan.input.units) bytes += u.size();
+  const bool large = large_pool_ != nullptr && bytes > options_.large_document_bytes;
+  ThreadPool* pool = large ? large_pool_ : pool_;
+  const bool queued = pool->Schedule([this, call, large, then = std::move(then)] {
+    if (large) LowerThisThreadsPriority();
     if (call->info.cancelled && call->info.cancelled()) {
       Finish(call.get(), absl::CancelledError("the client cancelled the request"));
       return;
@@ -219,8 +239,10 @@ void SummarizerService::PrepareThen(const std::shared_ptr<Call>& call,
         metrics_->OnExtracted(FormatLabel(call->read.type), absl::ToDoubleSeconds(call->extract));
       }
     }
-    absl::StatusOr<model::PreparedDocument> prepared = model::Prepare(
-        call->plan.input, model_->tokenizer(), prepare_options(call->plan.truncation));
+    model::PrepareOptions prepare = prepare_options(call->plan.truncation);
+    prepare.deadline = call->info.deadline;
+    absl::StatusOr<model::PreparedDocument> prepared =
+        model::Prepare(call->plan.input, model_->tokenizer(), prepare);
     if (!prepared.ok()) {
       Finish(call.get(), prepared.status());
       return;
@@ -242,8 +264,10 @@ void SummarizerService::PrepareThen(const std::shared_ptr<Call>& call,
     then(call);
   });
   if (!queued) {
-    Finish(call.get(),
-           absl::ResourceExhaustedError("the preparation queue is full; retry in a moment"));
+    Finish(call.get(), absl::ResourceExhaustedError(
+                           large ? "the preparation queue for large documents is full; retry in "
+                                   "a moment"
+                                 : "the preparation queue is full; retry in a moment"));
   }
 }
 

@@ -35,6 +35,9 @@ struct ServiceOptions {
   std::string server_version;  // GetModelInfo reports it (rpsum-server: project(VERSION))
   // One JSON line per answered request on stderr (never the document text).
   bool request_log = false;
+  // Documents of more bytes are prepared on the large-document pool, when one is set, so that
+  // a few large (or hostile) documents cannot take every preparation thread from small ones.
+  uint64_t large_document_bytes = 256u << 10;
 };
 
 // A request as any transport (gRPC, HTTP) presents it.
@@ -57,6 +60,9 @@ class SummarizerService final : public v1::Summarizer::CallbackService {
   // None of the pointers is owned; all outlive the service. `metrics` may be null.
   SummarizerService(const ServiceOptions& options, model::Summarizer* model, Scheduler* scheduler,
                     ThreadPool* prepare_pool, Metrics* metrics, Clock* clock);
+  // Prepares documents over options.large_document_bytes on `pool` (not owned; outlives the
+  // service) instead of the preparation pool. Call before serving.
+  void SetLargeDocumentPool(ThreadPool* pool) { large_pool_ = pool; }
 
   grpc::ServerUnaryReactor* Summarize(grpc::CallbackServerContext* ctx,
                                       const v1::SummarizeRequest* request,
@@ -112,6 +118,7 @@ class SummarizerService final : public v1::Summarizer::CallbackService {
   model::Summarizer* const model_;
   Scheduler* const scheduler_;
   ThreadPool* const pool_;
+  ThreadPool* large_pool_ = nullptr;  // documents over large_document_bytes; null: pool_
   Metrics* const metrics_;
   Clock* const clock_;
   std::atomic<bool> draining_{false};
