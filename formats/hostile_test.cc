@@ -1,8 +1,8 @@
 // Every reader's work grows linearly with its input, for every family of hostile input in the
 // catalogue (testing/hostile_inputs.h): the time of one document of 8n bytes against eight of n
-// bytes, measured here in one run (the best of three of each, so that a busy machine slows both
-// alike); linear work gives about 1, quadratic about 8. The bar, 3, leaves a wide margin on
-// both sides. Linked with the server's allocator (tcmalloc), which keeps freed memory, so that
+// bytes, measured here in one run (the best of five of each, so that a busy machine slows both
+// alike; run alone); linear work gives about 1, quadratic about 8. The bar, 4, leaves a margin
+// on both sides. Linked with the server's allocator (tcmalloc), which keeps freed memory, so that
 // what grows is the readers' work and not the kernel's page faults; built only without
 // sanitizers (their allocators time differently). The rules of the pre-scans: scan_test.cc.
 // The benchmark with the 64 KB and 4 MB sizes: bench/hostile.cc.
@@ -35,12 +35,12 @@ void ExpectLinear(std::string_view prefix, size_t small) {
     ++families;
     const std::string a = f.make(small), b = f.make(8 * small);
     double ta = 1e9, tb = 1e9;
-    for (int round = 0; round < 3; ++round) {
+    for (int round = 0; round < 5; ++round) {
       ta = std::min(ta, Seconds(a, f.type, 8) / static_cast<double>(8 * a.size()));
       tb = std::min(tb, Seconds(b, f.type, 1) / static_cast<double>(b.size()));
     }
     const double growth = tb / ta;
-    EXPECT_LT(growth, 3.0) << f.name << ": time per byte grew " << growth << "x from " << a.size()
+    EXPECT_LT(growth, 4.0) << f.name << ": time per byte grew " << growth << "x from " << a.size()
                            << " to " << b.size() << " bytes";
     std::printf("%-30s %8zu -> %8zu bytes: %6.1f -> %6.1f ns a byte, x%.2f\n", f.name, a.size(),
                 b.size(), ta * 1e9, tb * 1e9, growth);
