@@ -101,6 +101,8 @@ class Scanner {
   void ImpliedCloses(const std::string& name);
   void CloseTablePart(const std::string& name);
   void CloseOpenLink(const std::string& name);
+  enum class Removed { kNone, kOffStack, kOnStack };
+  Removed RemoveFormatting(const std::string& name);
   void AddFormatting(const std::string& name, size_t attr_hash);
   void EndTag(const std::string& name);
   void Reconstruct();
@@ -219,21 +221,25 @@ void Scanner::CloseTablePart(const std::string& name) {
 // An open <a> (or <nobr>) is closed by the next (the adoption agency): out of the list, and off
 // the stack when nothing but inline elements was opened inside it.
 void Scanner::CloseOpenLink(const std::string& name) {
+  if (RemoveFormatting(name) != Removed::kOnStack) return;
+  const int at = Find(name, nullptr);
+  bool inline_only = at >= 0;
+  for (int j = at + 1; inline_only && j < static_cast<int>(stack_.size()); ++j) {
+    inline_only = !Special().contains(stack_[j].name);
+  }
+  if (inline_only) PopTo(at);  // its inline children close with it
+}
+
+// Takes the last entry named `name` out of the list of active formatting elements.
+Scanner::Removed Scanner::RemoveFormatting(const std::string& name) {
   for (int i = static_cast<int>(formatting_.size()) - 1; i >= 0; --i) {
     if (formatting_[i].name != name) continue;
     const bool on_stack = formatting_[i].on_stack;
     if (!on_stack) --off_stack_;
     formatting_.erase(formatting_.begin() + i);
-    if (on_stack) {
-      const int at = Find(name, nullptr);
-      bool inline_only = at >= 0;
-      for (int j = at + 1; inline_only && j < static_cast<int>(stack_.size()); ++j) {
-        inline_only = !Special().contains(stack_[j].name);
-      }
-      if (inline_only) PopTo(at);  // its inline children close with it
-    }
-    return;
+    return on_stack ? Removed::kOnStack : Removed::kOffStack;
   }
+  return Removed::kNone;
 }
 
 // Noah's Ark: at most three entries with the same name and attributes in the list.
@@ -274,17 +280,12 @@ void Scanner::EndTag(const std::string& name) {
     return;
   }
   if (FormattingElements().contains(name)) {
-    for (int i = static_cast<int>(formatting_.size()) - 1; i >= 0; --i) {
-      if (formatting_[i].name != name) continue;
-      const bool on_stack = formatting_[i].on_stack;
-      if (!on_stack) --off_stack_;
-      formatting_.erase(formatting_.begin() + i);
-      if (on_stack) {
-        // The adoption agency takes the element out of the stack; what it held stays open.
-        if (const int at = Find(name, nullptr); at >= 0) stack_.erase(stack_.begin() + at);
-      }
-      return;
+    const Removed removed = RemoveFormatting(name);
+    if (removed == Removed::kOnStack) {
+      // The adoption agency takes the element out of the stack; what it held stays open.
+      if (const int at = Find(name, nullptr); at >= 0) stack_.erase(stack_.begin() + at);
     }
+    if (removed != Removed::kNone) return;
   }
   if (Special().contains(name) || name == "p") {
     // A block's end tag closes it through anything but a scope boundary.
