@@ -29,7 +29,8 @@ class TextBuilder {
   // separates it from what the line holds.
   void AppendWord(std::string_view word, bool space_before, int32_t page, const Box& box);
   // Removes a trailing hyphen of the line ('-' or U+2010; a PDF line-end hyphen joined with
-  // its next word): the last piece loses it. False if the line ends in none, or in a lone one.
+  // its next word): the last piece loses it (a lone hyphen piece touching the word before it
+  // goes). False if the line ends in none, or in a dash (a lone hyphen apart from any word).
   bool DropTrailingHyphen();
   // A space before whatever comes next on this line (not at its start).
   void Space() { pending_space_ = line_bytes_ > 0; }

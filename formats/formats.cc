@@ -342,16 +342,27 @@ void TextBuilder::AppendWord(std::string_view word, bool space_before, int32_t p
 
 bool TextBuilder::DropTrailingHyphen() {
   if (line_bytes_ == 0 || out_.pieces.empty()) return false;
-  Piece& last = out_.pieces.back();
+  const Piece& last = out_.pieces.back();
   const absl::string_view word(out_.text.data() + last.begin, last.end - last.begin);
   size_t hyphen = 0;
   if (absl::EndsWith(word, "-")) hyphen = 1;
-  if (absl::EndsWith(word, "\xE2\x80\x90")) hyphen = 3;    // U+2010 HYPHEN
-  if (hyphen == 0 || word.size() == hyphen) return false;  // a lone one is a dash
+  if (absl::EndsWith(word, "\xE2\x80\x90")) hyphen = 3;  // U+2010 HYPHEN
+  if (hyphen == 0) return false;
+  // A lone hyphen is a dash, unless it touches the word before it on the line (a word and its
+  // hyphen drawn apart).
+  const bool lone = word.size() == hyphen;
+  if (lone && (line_bytes_ == hyphen || out_.pieces.size() < 2 ||
+               out_.pieces[out_.pieces.size() - 2].end != last.begin)) {
+    return false;
+  }
   out_.text.resize(out_.text.size() - hyphen);
-  last.end -= hyphen;
   line_bytes_ -= hyphen;
   pending_space_ = false;
+  if (lone) {
+    out_.pieces.pop_back();
+  } else {
+    out_.pieces.back().end -= hyphen;
+  }
   return true;
 }
 

@@ -4,9 +4,12 @@
 // furniture goes: lines in the top or bottom tenth of a page that repeat on at least half the
 // pages (running titles, dates, URLs) and page numbers. A hyphen at a line end joins the word
 // across the break when the next line goes on in lowercase.
-#include <poppler-document.h>
-#include <poppler-global.h>
-#include <poppler-page.h>
+#include <Error.h>
+#include <GlobalParams.h>
+#include <PDFDoc.h>
+#include <Page.h>
+#include <Stream.h>
+#include <TextOutputDev.h>
 
 #include <algorithm>
 #include <cctype>
@@ -120,11 +123,14 @@ bool StartsListItem(const Line& line) {
   return i > 0 && i + 1 == w.size() && (w[i] == '.' || w[i] == ')');
 }
 
-// Poppler reports problems in a PDF on stderr by default; a server does not.
-void SilencePoppler() {
+// Poppler's core library: its parameters made once per process, and its reports of problems
+// in a PDF (stderr by default) silenced; a server does not print them.
+void InitPoppler() {
   static std::once_flag once;
-  std::call_once(
-      once, [] { poppler::set_debug_error_function([](const std::string&, void*) {}, nullptr); });
+  std::call_once(once, [] {
+    if (globalParams == nullptr) globalParams = std::make_unique<GlobalParams>();
+    setErrorCallback([](ErrorCategory, Goffset, const char*) {});
+  });
 }
 
 // Soft hyphens (U+00AD) leave the word; one at its end marks a hyphenation point.
@@ -328,35 +334,114 @@ void DropPageFurniture(std::vector<std::vector<Line>>* pages) {
   }
 }
 
+// Glyphs on a page past which poppler's reading order is not computed. Poppler groups a page's
+// words into blocks and lines (TextPage::coalesce) in time that grows with the square of its
+// words where they stand in many narrow columns; past this count the page is read again in the
+// order its content stream draws, which costs linear time (the layout here orders the words).
+// Dense pages of real papers (up to 6,000 glyphs) read almost the same either way (docs/design.md).
+constexpr int64_t kMaxOrderedGlyphs = 2500;
+
+// Poppler's text device, counting the glyphs of a page: past `max_glyphs` it takes no more.
+class GlyphCountingDev final : public TextOutputDev {
+ public:
+  GlyphCountingDev(bool raw_order, int64_t max_glyphs)
+      : TextOutputDev(nullptr, false, 0, raw_order, false), max_glyphs_(max_glyphs) {}
+  void drawChar(GfxState* state, double x, double y, double dx, double dy, double origin_x,
+                double origin_y, CharCode code, int bytes, const Unicode* u, int u_len) override {
+    if (++glyphs_ > max_glyphs_) return;
+    TextOutputDev::drawChar(state, x, y, dx, dy, origin_x, origin_y, code, bytes, u, u_len);
+  }
+  bool full() const { return glyphs_ > max_glyphs_; }
+  int64_t glyphs() const { return glyphs_; }
+
+ private:
+  int64_t max_glyphs_;
+  int64_t glyphs_ = 0;
+};
+
+struct DisplayCheck {
+  const GlyphCountingDev* dev;
+  absl::Time deadline;
+};
+
+// Poppler asks this every few operators of a page's content: stop when the device is full or
+// the deadline has passed.
+bool StopDisplay(void* data) {
+  const auto* check = static_cast<const DisplayCheck*>(data);
+  return check->dev->full() || absl::Now() > check->deadline;
+}
+
+// The words of page `page` (1-based) through `dev`: empty if the device filled up.
+absl::StatusOr<std::vector<Word>> DisplayWords(PDFDoc* doc, int page, GlyphCountingDev* dev,
+                                               const ExtractLimits& limits) {
+  DisplayCheck check{dev, limits.deadline};
+  doc->displayPage(dev, page, 72, 72, 0, false, false, false, &StopDisplay, &check);
+  if (absl::Now() > limits.deadline) {
+    return absl::DeadlineExceededError(
+        absl::StrCat("the deadline passed while reading this PDF (page ", page, " of ",
+                     doc->getNumPages(), ")"));
+  }
+  std::vector<Word> words;
+  if (dev->full()) return words;
+  const std::unique_ptr<TextWordList> list = dev->makeWordList();
+  words.reserve(static_cast<size_t>(list->getLength()));
+  for (int i = 0; i < list->getLength(); ++i) {
+    const TextWord* w = list->get(i);
+    const std::unique_ptr<GooString> text(w->getText());
+    Box box;
+    w->getBBox(&box.x0, &box.y0, &box.x1, &box.y1);
+    words.push_back(MakeWord(text->toStr(), box, w->getFontSize()));
+  }
+  return words;
+}
+
+// A page's words: in poppler's reading order, or past kMaxOrderedGlyphs in drawing order.
+// `glyphs_left`: what the document may still draw (each glyph is at least a byte of text or a
+// space, so twice the extracted-text limit); InvalidArgument past it.
+absl::StatusOr<std::vector<Word>> PageWords(PDFDoc* doc, int page, const ExtractLimits& limits,
+                                            int64_t* glyphs_left) {
+  GlyphCountingDev ordered(/*raw_order=*/false, std::min(kMaxOrderedGlyphs, *glyphs_left));
+  absl::StatusOr<std::vector<Word>> words = DisplayWords(doc, page, &ordered, limits);
+  if (!words.ok()) return words;
+  if (!ordered.full()) {
+    *glyphs_left -= ordered.glyphs();
+    return words;
+  }
+  GlyphCountingDev drawn(/*raw_order=*/true, *glyphs_left);
+  words = DisplayWords(doc, page, &drawn, limits);
+  if (words.ok() && drawn.full()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the text extracted from this PDF exceeds ", limits.max_text_bytes,
+                     " bytes by page ", page, " (it draws over ", 2 * limits.max_text_bytes,
+                     " characters; the extracted-text limit); send fewer pages"));
+  }
+  *glyphs_left -= drawn.glyphs();
+  return words;
+}
+
 // Every page's lines in reading order, page furniture left out.
-absl::StatusOr<std::vector<Line>> ReadLines(poppler::document* doc, int pages,
-                                            const ExtractLimits& limits) {
+absl::StatusOr<std::vector<Line>> ReadLines(PDFDoc* doc, int pages, const ExtractLimits& limits) {
   const uint64_t max_text_bytes = limits.max_text_bytes;
   std::vector<std::vector<Line>> by_page;
   uint64_t bytes = 0;
+  auto glyphs_left = static_cast<int64_t>(std::min<uint64_t>(2 * max_text_bytes, INT64_MAX / 2));
   for (int p = 0; p < pages; ++p) {
     if (absl::Now() > limits.deadline) {
       return absl::DeadlineExceededError(absl::StrCat(
           "the deadline passed while reading this PDF (page ", p + 1, " of ", pages, ")"));
     }
-    std::unique_ptr<poppler::page> page(doc->create_page(p));
-    if (page == nullptr) continue;
-    std::vector<Word> words;
-    for (const poppler::text_box& tb : page->text_list(poppler::page::text_list_include_font)) {
-      const poppler::byte_array utf8 = tb.text().to_utf8();
-      const poppler::rectf r = tb.bbox();
-      const Box box{r.x(), r.y(), r.x() + r.width(), r.y() + r.height()};
-      words.push_back(MakeWord(std::string(utf8.begin(), utf8.end()), box,
-                               tb.has_font_info() ? tb.get_font_size() : Height(box)));
-      bytes += words.back().text.size() + 1;
+    absl::StatusOr<std::vector<Word>> words = PageWords(doc, p + 1, limits, &glyphs_left);
+    if (!words.ok()) return words.status();
+    for (const Word& w : *words) {
+      bytes += w.text.size() + 1;
       if (bytes > max_text_bytes) {
         return absl::InvalidArgumentError(absl::StrCat(
             "the text extracted from this PDF exceeds ", max_text_bytes, " bytes by page ", p + 1,
             " (the extracted-text limit); send fewer pages"));
       }
     }
-    by_page.push_back(PageLines(std::move(words), p + 1));
-    const double height = page->page_rect().height();
+    by_page.push_back(PageLines(*std::move(words), p + 1));
+    const double height = doc->getPageCropHeight(p + 1);
     for (Line& l : by_page.back()) {
       const double mid = (l.box.y0 + l.box.y1) / 2;
       l.margin = height > 0 && (mid < 0.1 * height || mid > 0.9 * height);
@@ -416,22 +501,21 @@ void AppendLine(const Line& line, bool first_in_block, TextBuilder* b, bool* joi
 }  // namespace
 
 absl::StatusOr<Extracted> ExtractPdf(std::string_view input, const ExtractLimits& limits) {
-  SilencePoppler();
-  if (input.size() > static_cast<size_t>(INT32_MAX)) {
-    return absl::InvalidArgumentError("this PDF is too large");
+  InitPoppler();
+  // The stream reads `input` in place (no copy); the document lives only inside this call.
+  auto* stream =
+      new MemStream(input.data(), 0, static_cast<Goffset>(input.size()), Object(objNull));
+  auto doc = std::make_unique<PDFDoc>(stream);
+  if (!doc->isOk() && doc->getErrorCode() == errEncrypted) {
+    return absl::InvalidArgumentError(
+        "this PDF is encrypted with a password; send an unencrypted copy");
   }
-  std::unique_ptr<poppler::document> doc(
-      poppler::document::load_from_raw_data(input.data(), static_cast<int>(input.size())));
-  if (doc == nullptr) {
+  if (!doc->isOk()) {
     return absl::InvalidArgumentError(
         "this PDF cannot be read: it is damaged or not a PDF (poppler could not open it); "
         "check that the whole file was sent");
   }
-  if (doc->is_locked()) {
-    return absl::InvalidArgumentError(
-        "this PDF is encrypted with a password; send an unencrypted copy");
-  }
-  const int pages = doc->pages();
+  const int pages = doc->getNumPages();
   if (pages > limits.max_pdf_pages) {
     return absl::InvalidArgumentError(absl::StrCat("this PDF has ", pages, " pages; the limit is ",
                                                    limits.max_pdf_pages,

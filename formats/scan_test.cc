@@ -2,6 +2,7 @@
 // HTML nests as HTML5 builds it and which does not, attributes past the limit, Markdown's
 // nesting limit and rewrites, bare links, and the deadline inside each reader. The growth of
 // every hostile family: hostile_test.cc.
+#include <cstdio>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -99,6 +100,39 @@ TEST(MarkdownScan, BareLinksAreDroppedAsGfmAutolinksWere) {
   EXPECT_EQ(x->text,
             "See . Mail , or () now.\n"
             "Keep www.example.org in code and named links.");
+}
+
+// A page denser than poppler's reading order is given (formats/pdf.cc) is read in the order it
+// is drawn, and laid out here: every line kept, top to bottom. Drawing more characters than
+// twice the extracted-text limit is refused as text over the limit.
+TEST(PdfDensePages, AreReadInDrawingOrderWithEveryLine) {
+  // 70 lines of 60 glyphs (4,200), drawn bottom line first.
+  std::string content = "BT\n/F1 8 Tf\n";
+  for (int l = 69; l >= 0; --l) {
+    char op[160];
+    std::snprintf(op, sizeof op,
+                  "1 0 0 1 36 %d Tm (line%02d holds words of a dense page set small) Tj\n",
+                  740 - 9 * l, l);
+    content += op;
+  }
+  content += "ET";
+  const std::string pdf = test::MinimalPdf(1, 612, 792, [&](int) { return content; });
+  const auto x = Extract(pdf, ContentType::kPdf, {});
+  ASSERT_TRUE(x.ok()) << x.status();
+  size_t last = 0;
+  for (int l = 0; l < 70; ++l) {
+    char word[16];
+    std::snprintf(word, sizeof word, "line%02d", l);
+    const size_t at = x->text.find(word);
+    ASSERT_NE(at, std::string::npos) << word;
+    EXPECT_TRUE(l == 0 || at > last) << word;
+    last = at;
+  }
+  ExtractLimits small;
+  small.max_text_bytes = 1500;
+  const auto over = Extract(pdf, ContentType::kPdf, small);
+  ASSERT_FALSE(over.ok());
+  EXPECT_THAT(over.status().message(), HasSubstr("exceeds 1500 bytes by page 1"));
 }
 
 // Each reader stops at the deadline and says where it was.

@@ -91,6 +91,26 @@ inline std::string PdfWords(int words, int per_line, double size, double advance
   return s + "ET";
 }
 
+// Words "a" of `size` points in rows of `per_line`, `advance` points apart, the first row at
+// `top` points from the page's bottom, drawn compactly: one TJ array a row (8 bytes a word).
+inline std::string PdfGrid(int words, int per_line, double size, double advance, double top) {
+  std::string s = "BT\n";
+  char op[96];
+  std::snprintf(op, sizeof op, "/F1 %.2f Tf\n", size);
+  s += op;
+  const int kern = -static_cast<int>(1000 * advance / size);
+  for (int row = 0; row * per_line < words; ++row) {
+    std::snprintf(op, sizeof op, "1 0 0 1 36 %.2f Tm [", top - 1.3 * size * row);
+    s += op;
+    for (int w = row * per_line; w < std::min(words, (row + 1) * per_line); ++w) {
+      std::snprintf(op, sizeof op, "(a)%d", kern);
+      s += op;
+    }
+    s += "] TJ\n";
+  }
+  return s + "ET";
+}
+
 // A well-formed PDF of about `bytes`: pages of 40 lines of prose.
 inline std::string ProsePdf(size_t bytes) {
   static constexpr std::string_view kLine =
@@ -193,6 +213,13 @@ inline const std::vector<HostileFamily>& HostileFamilies() {
          const int pages = std::max(1, words / 20000);
          return MinimalPdf(pages, 612, 792,
                            [&](int) { return PdfWords(words / pages, 150, 1, 3.6, "a", 792); });
+       }},
+      {"pdf/ordered-grid", ContentType::kPdf,
+       [](size_t n) {
+         // The most work poppler's reading order takes: just under the glyphs a page may hold
+         // for it (formats/pdf.cc), a hundred tiny words a row, drawn compactly.
+         const int pages = static_cast<int>(std::max<size_t>(1, n / 20000));
+         return MinimalPdf(pages, 612, 792, [&](int) { return PdfGrid(2400, 100, 1, 3.6, 400); });
        }},
       {"pdf/wide-sparse-lines", ContentType::kPdf,
        [](size_t n) {
