@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "formats/formats.h"
@@ -55,6 +56,7 @@ class TextBuilder {
   uint64_t line_bytes_ = 0;
   bool pending_space_ = false;
   bool overflowed_ = false;
+  int misses_ = 0;  // words in a row not found in the source
 };
 
 // DeadlineExceeded naming `stage` once limits.deadline has passed.
@@ -72,6 +74,19 @@ absl::Status ScanHtml(std::string_view html, const ExtractLimits& limits, std::s
 // closer near) so that it reads as text or not at all.
 absl::Status ScanMarkdown(std::string* doc, const ExtractLimits& limits);
 
+// A long Markdown document (markdown_scan.cc) in parts that cmark-gfm parses one at a time, so
+// that its tree (some 200 bytes a node) is held for a part, not the whole: `starts` the parts'
+// byte offsets (the first 0), each cut before a line that starts a block after a blank line
+// past 64 KB, never inside a fenced code block or an HTML block that blank lines do not end,
+// and past 256 KB before any line (in a line longer than that, at a space). `references`: the
+// one-line link reference definitions of the document, which every part is read after (so
+// that a link finds its definition in another part), when there are parts and they fit in
+// 16 KB; else empty. One part for a document under 64 KB.
+struct MarkdownParts {
+  std::vector<size_t> starts;
+  std::string references;
+};
+MarkdownParts SplitMarkdown(std::string_view doc);
 // The readers (markdown.cc, html.cc, pdf.cc); Extract validates and dispatches to them.
 absl::StatusOr<Extracted> ExtractMarkdown(std::string_view input, const ExtractLimits& limits);
 absl::StatusOr<Extracted> ExtractHtml(std::string_view input, const ExtractLimits& limits);

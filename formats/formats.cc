@@ -33,6 +33,9 @@ size_t NoBreakSpaceAt(std::string_view s, size_t i) {
 // Bytes searched past the cursor for a word's source: markup between two words (a link
 // target, a tag) is rarely longer, and a bound keeps the search linear.
 constexpr uint64_t kSearchWindow = 2048;
+// After each word not found (an escape or entity changed it), the window halves, to this at
+// least, until a word is found again: a run of such words costs little each.
+constexpr uint64_t kMinSearchWindow = 64;
 
 }  // namespace
 
@@ -280,8 +283,8 @@ std::optional<std::pair<size_t, size_t>> BareLink(std::string_view word) {
 
 void TextBuilder::AppendSourceWord(std::string_view word, uint64_t* cursor, uint64_t limit) {
   uint64_t sb = *cursor, se = *cursor;
-  const uint64_t stop =
-      std::min<uint64_t>({limit, source_.size(), *cursor + kSearchWindow + word.size()});
+  const uint64_t window = std::max(kMinSearchWindow, kSearchWindow >> std::min(misses_, 16));
+  const uint64_t stop = std::min<uint64_t>({limit, source_.size(), *cursor + window + word.size()});
   if (*cursor < stop) {
     // glibc's memmem is linear in haystack and needle (two-way), where find() can cost their
     // product on a long word that nearly matches at every place.
@@ -292,6 +295,7 @@ void TextBuilder::AppendSourceWord(std::string_view word, uint64_t* cursor, uint
       *cursor = se;
     }
   }
+  misses_ = se > sb ? 0 : misses_ + 1;
   AppendWordText(word, sb, se, 0, Box{});
 }
 

@@ -9,6 +9,8 @@
 #include <cmark-gfm.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -88,11 +90,94 @@ void SkipPast(std::string_view input, const char* markup, uint64_t* cursor, uint
   if (at != std::string_view::npos) *cursor = at + m.size();
 }
 
+// The memory of one parse. cmark-gfm allocates a node, a buffer or a delimiter at a time and
+// frees them one by one at the end, which for a document of many small nodes (short lines, list
+// items, emphasis) cost more than the parse; here they come from large zeroed blocks in the
+// order cmark asks (a traversal reads them in that order) and go all at once. What cmark frees
+// before the end is not reused: its temporaries are small beside the tree.
+class ParseArena {
+ public:
+  ParseArena() : previous_(current_) { current_ = this; }
+  ~ParseArena() { current_ = previous_; }
+  ParseArena(const ParseArena&) = delete;
+  ParseArena& operator=(const ParseArena&) = delete;
+
+  static const cmark_mem* Mem() {
+    static const cmark_mem mem = {&Calloc, &Realloc, &Free};
+    return &mem;
+  }
+
+ private:
+  static constexpr size_t kAlign = 16;
+  static constexpr size_t kBlock = 4 << 20;
+  // Each allocation is preceded by its size (kAlign bytes, keeping the alignment).
+  static size_t& SizeOf(void* p) {
+    return *reinterpret_cast<size_t*>(static_cast<char*>(p) - kAlign);
+  }
+
+  void* Allocate(size_t bytes) {
+    const size_t need = kAlign + ((bytes + kAlign - 1) & ~(kAlign - 1));
+    if (need > left_) {
+      const size_t block = std::max(kBlock, need);
+      auto* b = static_cast<char*>(std::calloc(block, 1));
+      if (b == nullptr) return nullptr;  // cmark aborts, as it does on its own allocator's failure
+      blocks_.emplace_back(b);
+      at_ = b;
+      left_ = block;
+    }
+    char* p = at_ + kAlign;
+    at_ += need;
+    left_ -= need;
+    SizeOf(p) = bytes;
+    last_ = p;
+    return p;
+  }
+
+  void* Reallocate(void* p, size_t bytes) {
+    if (p == nullptr) return Allocate(bytes);
+    const size_t old = SizeOf(p);
+    if (p == last_) {  // the newest allocation grows in place while its block has room
+      const size_t have = (old + kAlign - 1) & ~(kAlign - 1);
+      const size_t want = (bytes + kAlign - 1) & ~(kAlign - 1);
+      if (want <= have || want - have <= left_) {
+        if (want > have) {
+          at_ += want - have;
+          left_ -= want - have;
+        }
+        SizeOf(p) = bytes;
+        return p;
+      }
+    }
+    void* q = Allocate(bytes);
+    if (q != nullptr) std::memcpy(q, p, std::min(old, bytes));
+    return q;
+  }
+
+  static void* Calloc(size_t n, size_t size) {
+    if (size != 0 && n > SIZE_MAX / size) return nullptr;
+    return current_->Allocate(n * size);
+  }
+  static void* Realloc(void* p, size_t bytes) { return current_->Reallocate(p, bytes); }
+  static void Free(void* /*p*/) {}
+
+  struct BlockFree {
+    void operator()(char* b) const { std::free(b); }
+  };
+  static thread_local ParseArena* current_;
+  ParseArena* previous_;
+  std::vector<std::unique_ptr<char, BlockFree>> blocks_;
+  char* at_ = nullptr;
+  size_t left_ = 0;
+  void* last_ = nullptr;
+};
+thread_local ParseArena* ParseArena::current_ = nullptr;
+
+// The parser and the tree live in the request's ParseArena, which frees them with it.
 struct ParserDeleter {
-  void operator()(cmark_parser* p) const { cmark_parser_free(p); }
+  void operator()(cmark_parser* /*p*/) const {}
 };
 struct NodeDeleter {
-  void operator()(cmark_node* n) const { cmark_node_free(n); }
+  void operator()(cmark_node* /*n*/) const {}
 };
 // Byte offsets of a text's lines, by cmark's 1-based line numbers (past the end: the size).
 class LineStarts {
@@ -118,10 +203,12 @@ class LineStarts {
 // TextBuilder drops bare links instead.
 absl::StatusOr<std::unique_ptr<cmark_node, NodeDeleter>> ParseGfm(const std::string& doc,
                                                                   const ExtractLimits& limits) {
+  // Footnotes cost two walks over the tree: only where there can be one.
+  const bool footnotes = doc.find("[^") != std::string::npos;
   static std::once_flag registered;
   std::call_once(registered, [] { cmark_gfm_core_extensions_ensure_registered(); });
-  std::unique_ptr<cmark_parser, ParserDeleter> parser(
-      cmark_parser_new(CMARK_OPT_DEFAULT | CMARK_OPT_FOOTNOTES));
+  std::unique_ptr<cmark_parser, ParserDeleter> parser(cmark_parser_new_with_mem(
+      CMARK_OPT_DEFAULT | CMARK_OPT_FOOTNOTES, const_cast<cmark_mem*>(ParseArena::Mem())));
   for (const char* ext : {"table", "strikethrough", "tasklist"}) {
     if (cmark_syntax_extension* e = cmark_find_syntax_extension(ext)) {
       cmark_parser_attach_syntax_extension(parser.get(), e);
@@ -135,22 +222,16 @@ absl::StatusOr<std::unique_ptr<cmark_node, NodeDeleter>> ParseGfm(const std::str
   return std::unique_ptr<cmark_node, NodeDeleter>(cmark_parser_finish(parser.get()));
 }
 
-}  // namespace
-
-absl::StatusOr<Extracted> ExtractMarkdown(std::string_view input, const ExtractLimits& limits) {
-  std::string doc(input);
-  BlankFrontMatter(&doc);
-  if (absl::Status s = ScanMarkdown(&doc, limits); !s.ok()) return s;
-  const LineStarts line_offset(doc);
-  absl::StatusOr<std::unique_ptr<cmark_node, NodeDeleter>> parsed = ParseGfm(doc, limits);
-  if (!parsed.ok()) return parsed.status();
-  std::unique_ptr<cmark_node, NodeDeleter> root = *std::move(parsed);
-  if (root == nullptr) return absl::InternalError("the Markdown parser failed");
-  if (absl::Status s = CheckDeadline(limits, "reading the Markdown document"); !s.ok()) return s;
-
-  TextBuilder b(input, limits.max_text_bytes);
+// Appends one part's text. An offset into the parsed text plus `shift` is the input's; what
+// starts before `prefix` (the reference definitions read before the part) is not the part's.
+absl::Status AppendPart(cmark_node* root, const LineStarts& line_offset, int64_t shift,
+                        uint64_t prefix, std::string_view input, const ExtractLimits& limits,
+                        TextBuilder& b) {
   uint64_t cursor = 0, limit = 0, steps = 0;
-  std::unique_ptr<cmark_iter, IterDeleter> it(cmark_iter_new(root.get()));
+  const auto at = [&](int line) {
+    return static_cast<uint64_t>(static_cast<int64_t>(line_offset(line)) + shift);
+  };
+  std::unique_ptr<cmark_iter, IterDeleter> it(cmark_iter_new(root));
   for (cmark_event_type ev; (ev = cmark_iter_next(it.get())) != CMARK_EVENT_DONE;) {
     cmark_node* node = cmark_iter_get_node(it.get());
     const cmark_node_type type = cmark_node_get_type(node);
@@ -160,8 +241,12 @@ absl::StatusOr<Extracted> ExtractMarkdown(std::string_view input, const ExtractL
       case CMARK_NODE_PARAGRAPH:
         if (enter) {
           b.EndBlock();
-          cursor = line_offset(cmark_node_get_start_line(node));
-          limit = line_offset(cmark_node_get_end_line(node) + 1);
+          if (line_offset(cmark_node_get_start_line(node)) < prefix) {
+            cmark_iter_reset(it.get(), node, CMARK_EVENT_EXIT);
+            break;
+          }
+          cursor = at(cmark_node_get_start_line(node));
+          limit = at(cmark_node_get_end_line(node) + 1);
         } else {
           b.EndBlock();
         }
@@ -208,9 +293,40 @@ absl::StatusOr<Extracted> ExtractMarkdown(std::string_view input, const ExtractL
         }
         break;
     }
-    if (b.overflowed()) break;
+    if (b.overflowed()) return absl::OkStatus();
     if (++steps % 4096 == 0 && absl::Now() > limits.deadline) {
       return CheckDeadline(limits, "extracting the Markdown document's text");
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Extracted> ExtractMarkdown(std::string_view input, const ExtractLimits& limits) {
+  std::string doc(input);
+  BlankFrontMatter(&doc);
+  if (absl::Status s = ScanMarkdown(&doc, limits); !s.ok()) return s;
+  const MarkdownParts parts = SplitMarkdown(doc);
+  TextBuilder b(input, limits.max_text_bytes);
+  std::string text;
+  for (size_t p = 0; p < parts.starts.size() && !b.overflowed(); ++p) {
+    const size_t begin = parts.starts[p];
+    const size_t end = p + 1 < parts.starts.size() ? parts.starts[p + 1] : doc.size();
+    text.assign(parts.references);
+    text.append(doc, begin, end - begin);
+    const ParseArena arena;  // the part's tree, released with it
+    const LineStarts line_offset(text);
+    absl::StatusOr<std::unique_ptr<cmark_node, NodeDeleter>> root = ParseGfm(text, limits);
+    if (!root.ok()) return root.status();
+    if (*root == nullptr) return absl::InternalError("the Markdown parser failed");
+    if (absl::Status s = CheckDeadline(limits, "reading the Markdown document"); !s.ok()) return s;
+    const int64_t shift =
+        static_cast<int64_t>(begin) - static_cast<int64_t>(parts.references.size());
+    if (absl::Status s =
+            AppendPart(root->get(), line_offset, shift, parts.references.size(), input, limits, b);
+        !s.ok()) {
+      return s;
     }
   }
   return std::move(b).Finish("Markdown document");

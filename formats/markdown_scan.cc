@@ -13,7 +13,9 @@
 //   brackets: "![[]()" repeated);
 // - a raw-HTML opener ("<!--", "<!X", "<![CDATA[", "<?") inside a line with no closer within
 //   kMaxRawHtml bytes: read as text (each scans to the paragraph's end for its closer). At a
-//   line's start they open HTML blocks, read line by line, and are left alone.
+//   line's start they open HTML blocks, read line by line, and are left alone;
+// - inline markup (emphasis, strikethrough, code spans, brackets, escapes, tags) denser than
+//   text written to be read: read as spaces (cmark's memory and time go by nodes).
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -230,6 +232,51 @@ class Brackets {
   std::vector<std::pair<size_t, size_t>> pairs_;
 };
 
+// Inline markup that makes a node or a delimiter of cmark's each: emphasis and strikethrough
+// runs, code spans, brackets, escapes, tags. In a paragraph that holds more than kDenseMarks of
+// them, one to kDenseBytes bytes or closer, they read as spaces: cmark keeps some 200 bytes a
+// node and "*a* " repeated took 7 times a prose document's time (formats/hostile_test.cc);
+// text written to be read holds far fewer.
+constexpr size_t kDenseMarks = 2048;
+constexpr size_t kDenseBytes = 8;
+
+bool IsMark(std::string_view doc, size_t i) {
+  switch (doc[i]) {
+    case '*':
+    case '_':
+    case '~':
+    case '`':
+    case '[':
+    case ']':
+    case '<':
+    case '\\':
+      return true;
+    case '!':
+      return i + 1 < doc.size() && doc[i + 1] == '[';
+    default:
+      return false;
+  }
+}
+
+class Marks {
+ public:
+  void Add(size_t at) {
+    if (marks_.empty()) first_ = at;
+    marks_.push_back(at);
+  }
+  // At a paragraph's end (`end`, the byte after it): blanks its marks if they are dense.
+  void EndParagraph(std::string* doc, size_t end) {
+    if (marks_.size() > kDenseMarks && marks_.size() * kDenseBytes > end - first_) {
+      for (size_t at : marks_) (*doc)[at] = ' ';
+    }
+    marks_.clear();
+  }
+
+ private:
+  std::vector<size_t> marks_;
+  size_t first_ = 0;
+};
+
 }  // namespace
 
 absl::Status ScanMarkdown(std::string* doc, const ExtractLimits& limits) {
@@ -237,6 +284,7 @@ absl::Status ScanMarkdown(std::string* doc, const ExtractLimits& limits) {
   std::string& d = *doc;
   RawHtml raw(d);
   Brackets brackets;
+  Marks marks;
   bool in_fence = false;
   size_t line_no = 0;
   for (size_t b = 0; b < d.size();) {
@@ -253,10 +301,15 @@ absl::Status ScanMarkdown(std::string* doc, const ExtractLimits& limits) {
           "; the limit is ", limits.max_markdown_depth,
           " (the Markdown nesting limit): flatten the document or send its text"));
     }
-    if (content == line.size()) brackets.EndParagraph(doc);  // a blank line ends it
+    if (content == line.size()) {  // a blank line ends a paragraph
+      brackets.EndParagraph(doc);
+      marks.EndParagraph(doc, b);
+    }
     int pipes = 0;
     for (size_t i = b + content; i < e; ++i) {
       const char c = d[i];
+      // (A line's first character stays: spaces there would make an indented code block.)
+      if (!in_fence && i > b + content && IsMark(d, i)) marks.Add(i);
       if (c == '\\' && i + 1 < e && std::ispunct(static_cast<unsigned char>(d[i + 1])) != 0) {
         ++i;  // an escaped character is text
       } else if (c == '|' && ++pipes > limits.max_table_columns) {
@@ -275,7 +328,133 @@ absl::Status ScanMarkdown(std::string* doc, const ExtractLimits& limits) {
     b = e + 1;
   }
   brackets.EndParagraph(doc);
+  marks.EndParagraph(doc, d.size());
   return absl::OkStatus();
+}
+
+}  // namespace rpsum::formats::internal
+
+namespace rpsum::formats::internal {
+namespace {
+
+constexpr size_t kPartBytes = 64 << 10;
+constexpr size_t kMaxPartBytes = 256 << 10;
+constexpr size_t kMaxReferenceBytes = 16 << 10;
+
+bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(s[i])) != prefix[i]) return false;
+  }
+  return true;
+}
+
+// The end marker of the HTML block (CommonMark's kinds 1 to 5, which blank lines do not end)
+// that `content` (a line past its indentation) opens, or empty.
+std::string_view HtmlBlockEnd(std::string_view content) {
+  for (std::string_view tag : {"script", "pre", "style", "textarea"}) {
+    if (content.size() > tag.size() + 1 && content[0] == '<' &&
+        StartsWithNoCase(content.substr(1), tag)) {
+      const char c = content.size() > tag.size() + 1 ? content[tag.size() + 1] : '>';
+      if (c == ' ' || c == '>' || c == '\t') {
+        static constexpr std::string_view kEnds[] = {"</script>", "</pre>", "</style>",
+                                                     "</textarea>"};
+        return kEnds[tag == "script" ? 0 : tag == "pre" ? 1 : tag == "style" ? 2 : 3];
+      }
+    }
+  }
+  if (content.substr(0, 4) == "<!--") return "-->";
+  if (content.substr(0, 9) == "<![CDATA[") return "]]>";
+  if (content.substr(0, 2) == "<?") return "?>";
+  if (content.size() > 2 && content.substr(0, 2) == "<!" &&
+      std::isalpha(static_cast<unsigned char>(content[2]))) {
+    return ">";
+  }
+  return {};
+}
+
+bool ContainsNoCase(std::string_view s, std::string_view needle) {
+  for (size_t i = 0; i + needle.size() <= s.size(); ++i) {
+    if (StartsWithNoCase(s.substr(i), needle)) return true;
+  }
+  return false;
+}
+
+// A link reference definition on one line, in the plain form: "[label]: destination", an
+// optional title in double quotes, up to three spaces before it.
+bool IsReferenceLine(std::string_view line) {
+  size_t i = 0;
+  while (i < line.size() && i < 3 && line[i] == ' ') ++i;
+  if (i >= line.size() || line[i] != '[') return false;
+  const size_t close = line.find(']', i + 1);
+  if (close == std::string_view::npos || close == i + 1 || close - i > 999) return false;
+  const std::string_view label = line.substr(i + 1, close - i - 1);
+  if (label[0] == '^' || label.find_first_of("[\\") != std::string_view::npos) return false;
+  if (close + 1 >= line.size() || line[close + 1] != ':') return false;
+  size_t d = close + 2;
+  while (d < line.size() && (line[d] == ' ' || line[d] == '\t')) ++d;
+  if (d == close + 2 || d >= line.size() || line[d] == '<') return false;
+  size_t e = d;
+  while (e < line.size() && line[e] != ' ' && line[e] != '\t' && line[e] != '\r') ++e;
+  std::string_view rest = line.substr(e);
+  while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+  while (!rest.empty() && (rest.back() == ' ' || rest.back() == '\r')) rest.remove_suffix(1);
+  return rest.empty() || (rest.size() >= 2 && rest.front() == '"' && rest.back() == '"' &&
+                          rest.substr(1, rest.size() - 2).find('"') == std::string_view::npos);
+}
+
+}  // namespace
+
+MarkdownParts SplitMarkdown(std::string_view doc) {
+  MarkdownParts parts;
+  parts.starts.push_back(0);
+  if (doc.size() <= kPartBytes) return parts;
+  bool in_fence = false, prev_blank = false;
+  std::string_view html_end;
+  for (size_t b = 0; b < doc.size();) {
+    size_t e = doc.find('\n', b);
+    if (e == std::string_view::npos) e = doc.size();
+    const std::string_view line = doc.substr(b, e - b);
+    const size_t part = b - parts.starts.back();
+    const bool free = !in_fence && html_end.empty();
+    const bool blank = line.find_first_not_of(" \t\r") == std::string_view::npos;
+    if (b > 0 && free &&
+        ((part >= kPartBytes && prev_blank && !blank && line[0] != ' ' && line[0] != '\t') ||
+         part >= kMaxPartBytes)) {
+      parts.starts.push_back(b);
+    }
+    // A line longer than a part (no other place to cut): at a space past the part's size.
+    while (free && e - parts.starts.back() > 2 * kMaxPartBytes) {
+      size_t cut = parts.starts.back() + kMaxPartBytes;
+      const size_t space = doc.substr(0, e).find(' ', cut);
+      cut = space == std::string_view::npos ? cut : space + 1;
+      while (cut < e && (static_cast<unsigned char>(doc[cut]) & 0xC0) == 0x80) ++cut;
+      parts.starts.push_back(cut);
+    }
+    size_t indent = 0;
+    while (indent < line.size() && indent < 3 && line[indent] == ' ') ++indent;
+    const std::string_view content = line.substr(indent);
+    if (!html_end.empty()) {
+      if (ContainsNoCase(line, html_end)) html_end = {};
+    } else if (IsFence(content)) {
+      in_fence = !in_fence;
+    } else if (!in_fence) {
+      const std::string_view end = HtmlBlockEnd(content);
+      if (!end.empty() && !ContainsNoCase(content.substr(1), end)) html_end = end;
+      if (IsReferenceLine(line) && parts.references.size() <= kMaxReferenceBytes) {
+        parts.references.append(line);
+        parts.references.push_back('\n');
+      }
+    }
+    prev_blank = blank;
+    b = e + 1;
+  }
+  if (parts.starts.size() == 1 || parts.references.size() > kMaxReferenceBytes) {
+    parts.references.clear();
+  } else if (!parts.references.empty()) {
+    parts.references.push_back('\n');  // a blank line: the part's first line starts a block
+  }
+  return parts;
 }
 
 }  // namespace rpsum::formats::internal

@@ -91,6 +91,51 @@ TEST(MarkdownScan, RewritesWhatCmarkReadsSlowlyAndKeepsTheText) {
   EXPECT_EQ(d->text, "Compare !A with that.");
 }
 
+// Inline markup denser than text written to be read reads as spaces; ordinary emphasis stays
+// markup.
+TEST(MarkdownScan, DenseInlineMarkupReadsAsSpaces) {
+  const auto dense = Extract("Intro " + test::Repeat("*a* ", 20000), ContentType::kMarkdown, {});
+  ASSERT_TRUE(dense.ok()) << dense.status();
+  EXPECT_EQ(dense->text.find('*'), std::string::npos);
+  EXPECT_TRUE(absl::StartsWith(dense->text, "Intro a a a"));
+  const auto normal =
+      Extract(test::Repeat("A *fast* path and a_b_c names. ", 400), ContentType::kMarkdown, {});
+  ASSERT_TRUE(normal.ok()) << normal.status();
+  EXPECT_TRUE(absl::StartsWith(normal->text, "A fast path and a_b_c names."));
+}
+
+// A long document is parsed in parts (formats/builder.h, SplitMarkdown) and reads as one: no
+// cut inside a fenced code block or an HTML comment with blank lines, links find their
+// definitions in other parts, every paragraph once and in order, every word mapped.
+TEST(MarkdownScan, LongDocumentsReadInPartsAsOne) {
+  std::string doc = "# Title\n\n";
+  for (int i = 0; i < 3000; ++i) {
+    doc += "Paragraph " + std::to_string(i) + " cites [the design][d" + std::to_string(i % 7) +
+           "] and ends.\n\n";
+    if (i % 500 == 499) doc += "```\n" + test::Repeat("code\n\n", 200000) + "```\n\n";
+    if (i % 500 == 250) doc += "<!--\n" + test::Repeat("hidden\n\n", 100000) + "-->\n\n";
+  }
+  for (int d = 0; d < 7; ++d)
+    doc += "[d" + std::to_string(d) + "]: https://x.org/" + std::to_string(d) + "\n";
+  const auto x = Extract(doc, ContentType::kMarkdown, {});
+  ASSERT_TRUE(x.ok()) << x.status();
+  EXPECT_EQ(x->text.find("code"), std::string::npos);
+  EXPECT_EQ(x->text.find("hidden"), std::string::npos);
+  EXPECT_EQ(x->text.find('['), std::string::npos);
+  size_t last = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const std::string line = "Paragraph " + std::to_string(i) + " cites the design and ends.";
+    const size_t at = x->text.find(line, last);
+    ASSERT_NE(at, std::string::npos) << i;
+    last = at + line.size();
+  }
+  for (const Piece& p : x->pieces) {
+    ASSERT_LT(p.source_begin, p.source_end);
+    EXPECT_EQ(doc.substr(p.source_begin, p.source_end - p.source_begin),
+              x->text.substr(p.begin, p.end - p.begin));
+  }
+}
+
 TEST(MarkdownScan, BareLinksAreDroppedAsGfmAutolinksWere) {
   const std::string doc =
       "See www.example.org. Mail ops@example.org, or (https://example.org/a_(b)) now.\n\n"
