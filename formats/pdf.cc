@@ -282,8 +282,10 @@ size_t ColumnOf(const std::vector<std::pair<double, double>>& gutters, const Box
 
 // A page's kept lines in reading order: between lines that cross a gutter (a title over both
 // columns), each column top to bottom, then the next column.
-void ColumnsInReadingOrder(const std::vector<const Line*>& lines, std::vector<Line>* out) {
-  const std::vector<std::pair<double, double>> gutters = Gutters(lines);
+// The lines are moved from, not copied (a word is held once while the document is laid out).
+void ColumnsInReadingOrder(const std::vector<Line*>& lines, std::vector<Line>* out) {
+  const std::vector<std::pair<double, double>> gutters =
+      Gutters(std::vector<const Line*>(lines.begin(), lines.end()));
   std::vector<std::vector<Line>> columns(gutters.size() + 1);
   auto flush = [&] {
     for (auto& c : columns) {
@@ -292,7 +294,7 @@ void ColumnsInReadingOrder(const std::vector<const Line*>& lines, std::vector<Li
     }
   };
   std::vector<size_t> column_of;
-  for (const Line* l : lines) {
+  for (Line* l : lines) {
     bool spans = false;
     column_of.clear();
     for (const Word& w : l->words) {
@@ -302,11 +304,13 @@ void ColumnsInReadingOrder(const std::vector<const Line*>& lines, std::vector<Li
     }
     if (spans) {
       flush();
-      out->push_back(*l);
+      out->push_back(std::move(*l));
       continue;
     }
     std::vector<std::vector<Word>> parts(columns.size());
-    for (size_t i = 0; i < l->words.size(); ++i) parts[column_of[i]].push_back(l->words[i]);
+    for (size_t i = 0; i < l->words.size(); ++i) {
+      parts[column_of[i]].push_back(std::move(l->words[i]));
+    }
     for (size_t c = 0; c < parts.size(); ++c) {
       if (!parts[c].empty()) columns[c].push_back(LineOf(std::move(parts[c]), l->page));
     }
@@ -450,13 +454,14 @@ absl::StatusOr<std::vector<Line>> ReadLines(PDFDoc* doc, int pages, const Extrac
   if (absl::Status s = CheckDeadline(limits, "laying out the PDF's pages"); !s.ok()) return s;
   DropPageFurniture(&by_page);
   std::vector<Line> lines;
-  for (const auto& page : by_page) {
+  for (auto& page : by_page) {
     if (absl::Status s = CheckDeadline(limits, "laying out the PDF's pages"); !s.ok()) return s;
-    std::vector<const Line*> kept;
-    for (const Line& l : page) {
+    std::vector<Line*> kept;
+    for (Line& l : page) {
       if (!l.dropped) kept.push_back(&l);
     }
     ColumnsInReadingOrder(kept, &lines);
+    std::vector<Line>().swap(page);  // its words are in `lines` now
   }
   return lines;
 }
