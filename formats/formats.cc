@@ -108,6 +108,10 @@ ContentType Detect(std::string_view input) {
 
 absl::StatusOr<Extracted> Extract(std::string_view input, ContentType type,
                                   const ExtractLimits& limits) {
+  if (input.size() >= UINT32_MAX || limits.max_text_bytes >= UINT32_MAX) {
+    return absl::InvalidArgumentError(
+        "this document is 4 GiB or more (or the extracted-text limit is); send less");
+  }
   switch (type) {
     case ContentType::kMarkdown:
     case ContentType::kHtml:
@@ -130,8 +134,8 @@ std::optional<SourceRange> SourceOf(const Extracted& doc, uint64_t begin, uint64
   for (; it != doc.pieces.end() && it->begin < end; ++it) {
     if (it->source_end <= it->source_begin) continue;
     if (!out) out = SourceRange{it->source_begin, it->source_end};
-    out->begin = std::min(out->begin, it->source_begin);
-    out->end = std::max(out->end, it->source_end);
+    out->begin = std::min<uint64_t>(out->begin, it->source_begin);
+    out->end = std::max<uint64_t>(out->end, it->source_end);
   }
   return out;
 }
@@ -142,7 +146,7 @@ std::vector<PageBox> PageBoxesOf(const Extracted& doc, uint64_t begin, uint64_t 
   std::vector<PageBox> out;
   for (; it != doc.pieces.end() && it->begin < end; ++it) {
     if (it->page <= 0) continue;
-    const Box& b = it->box;
+    const Box b{it->box.x0, it->box.y0, it->box.x1, it->box.y1};
     if (!out.empty()) {
       Box& last = out.back().box;
       // The same line: same page, overlapping vertically, and to the right of the last word.
@@ -201,14 +205,15 @@ void TextBuilder::AppendWordText(std::string_view word, uint64_t src_b, uint64_t
     overflowed_ = true;
     return;
   }
-  Piece p;
-  p.begin = t.size();
+  Piece p;  // offsets fit: Extract refuses 4 GiB
+  p.begin = static_cast<uint32_t>(t.size());
   t.append(word);
-  p.end = t.size();
-  p.source_begin = src_b;
-  p.source_end = src_e;
+  p.end = static_cast<uint32_t>(t.size());
+  p.source_begin = static_cast<uint32_t>(src_b);
+  p.source_end = static_cast<uint32_t>(src_e);
   p.page = page;
-  p.box = box;
+  p.box = PieceBox{static_cast<float>(box.x0), static_cast<float>(box.y0),
+                   static_cast<float>(box.x1), static_cast<float>(box.y1)};
   out_.pieces.push_back(p);
   line_bytes_ += word.size();
 }

@@ -207,8 +207,9 @@ absl::StatusOr<std::unique_ptr<cmark_node, NodeDeleter>> ParseGfm(const std::str
   const bool footnotes = doc.find("[^") != std::string::npos;
   static std::once_flag registered;
   std::call_once(registered, [] { cmark_gfm_core_extensions_ensure_registered(); });
-  std::unique_ptr<cmark_parser, ParserDeleter> parser(cmark_parser_new_with_mem(
-      CMARK_OPT_DEFAULT | CMARK_OPT_FOOTNOTES, const_cast<cmark_mem*>(ParseArena::Mem())));
+  std::unique_ptr<cmark_parser, ParserDeleter> parser(
+      cmark_parser_new_with_mem(CMARK_OPT_DEFAULT | (footnotes ? CMARK_OPT_FOOTNOTES : 0),
+                                const_cast<cmark_mem*>(ParseArena::Mem())));
   for (const char* ext : {"table", "strikethrough", "tasklist"}) {
     if (cmark_syntax_extension* e = cmark_find_syntax_extension(ext)) {
       cmark_parser_attach_syntax_extension(parser.get(), e);
