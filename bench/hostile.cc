@@ -7,6 +7,8 @@
 //   bench-hostile [--small BYTES] [--large BYTES] [--reps N] [--only SUBSTRING] [--json FILE]
 //   bench-hostile --one FAMILY --bytes N      (one extraction, for the peak RSS of a process)
 //   bench-hostile --write FAMILY --bytes N --out FILE   (the document itself, for load tests)
+//   bench-hostile --time-files FORMAT FILE...  (the slowest per byte of a fuzzing corpus:
+//                                               bench/slow-fuzz)
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -15,6 +17,7 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -80,7 +83,52 @@ const char* FormatOf(ContentType t) {
   return t == ContentType::kHtml ? "html" : t == ContentType::kMarkdown ? "markdown" : "pdf";
 }
 
+// The slowest inputs per byte among `files` (a fuzzing corpus) of `format`: each of at least
+// 4 KB timed (median of 3) beside a well-formed document of the same format and size, the five
+// with the highest ratio printed as a Markdown table.
+int TimeFiles(const std::string& format, const std::vector<std::string>& files) {
+  const ContentType type = format == "html"       ? ContentType::kHtml
+                           : format == "markdown" ? ContentType::kMarkdown
+                                                  : ContentType::kPdf;
+  struct Row {
+    std::string file;
+    size_t bytes;
+    double us_per_kb, well_formed_us_per_kb;
+  };
+  std::vector<Row> rows;
+  for (const std::string& path : files) {
+    std::ifstream in(path, std::ios::binary);
+    const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (doc.size() < 4096) continue;
+    const std::string well = rpsum::test::WellFormed(type, doc.size());
+    std::vector<double> t, w;
+    for (int r = 0; r < 3; ++r) {
+      t.push_back(Time(doc, type).seconds);
+      w.push_back(Time(well, type).seconds);
+    }
+    const double kb = static_cast<double>(doc.size()) / 1024;
+    const double wkb = static_cast<double>(well.size()) / 1024;
+    rows.push_back({path.substr(path.rfind('/') + 1), doc.size(), Median(t) * 1e6 / kb,
+                    Median(w) * 1e6 / wkb});
+  }
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return a.us_per_kb / a.well_formed_us_per_kb > b.us_per_kb / b.well_formed_us_per_kb;
+  });
+  std::printf("%s: %zu inputs of 4 KB or more\n\n", format.c_str(), rows.size());
+  std::printf(
+      "| input | bytes | us/KB | well-formed us/KB | ratio |\n| --- | --- | --- | --- | --- |\n");
+  for (size_t i = 0; i < rows.size() && i < 5; ++i) {
+    std::printf("| %s | %zu | %.1f | %.1f | %.2f |\n", rows[i].file.c_str(), rows[i].bytes,
+                rows[i].us_per_kb, rows[i].well_formed_us_per_kb,
+                rows[i].us_per_kb / rows[i].well_formed_us_per_kb);
+  }
+  return 0;
+}
+
 int Run(int argc, char** argv) {
+  if (argc >= 3 && std::string(argv[1]) == "--time-files") {
+    return TimeFiles(argv[2], std::vector<std::string>(argv + 3, argv + argc));
+  }
   size_t small = 64 << 10, large = 4 << 20, bytes = 0;
   int reps = 5;
   std::string only, json_path, one, write, out;

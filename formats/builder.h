@@ -69,9 +69,9 @@ absl::Status ScanHtml(std::string_view html, const ExtractLimits& limits, std::s
 
 // The Markdown pre-scan (markdown_scan.cc) of `doc` (a copy of the input, same length):
 // InvalidArgument when block quotes and lists nest deeper than max_markdown_depth; else
-// rewrites in place, byte for byte, what cmark-gfm reads in more than linear time (a line's
-// text past max_table_columns '|', unclosed brackets past a bound, raw-HTML openers with no
-// closer near) so that it reads as text or not at all.
+// rewrites in place, byte for byte, what cmark-gfm reads in more than linear time (the '|' of a
+// line with more than max_table_columns, unclosed brackets past a bound, raw-HTML openers with
+// no closer near, inline markup denser than prose) so that it reads as text or not at all.
 absl::Status ScanMarkdown(std::string* doc, const ExtractLimits& limits);
 
 // A long Markdown document (markdown_scan.cc) in parts that cmark-gfm parses one at a time, so

@@ -70,8 +70,8 @@ struct ExtractLimits {
   int32_t max_html_depth = 512;  // element nesting, as HTML5 builds the tree
   // Attributes kept per HTML element; the rest are dropped (blanked before parsing).
   int32_t max_html_attributes = 64;
-  // Markdown: block quotes and lists nested deeper are refused; a line's text past this many
-  // '|' is dropped (the table extension's work per row grows with its cells squared).
+  // Markdown: block quotes and lists nested deeper are refused; a line with more '|' than this
+  // has them read as spaces (the table extension's work per row grows with its cells squared).
   int32_t max_markdown_depth = 64;
   int32_t max_table_columns = 128;
   // The request's deadline, checked inside every reader (between Markdown chunks, HTML nodes,

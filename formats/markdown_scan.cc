@@ -6,8 +6,8 @@
 // - GFM tables (a header row, a delimiter row with as many cells, the rows under them):
 //   blanked whole, since they are not extracted anyway and cmark-gfm keeps five nodes for a
 //   row of two cells ("|x|y|" rows cost 200 bytes of memory per input byte);
-// - a line's text past max_table_columns '|': blanked (a table row's cells cost their number
-//   squared);
+// - a line with more than max_table_columns '|': its '|' blanked, its text kept (a table row's
+//   cells cost their number squared, and rows under a wide header are padded to its width);
 // - brackets: in a paragraph, '[' that no ']' closes past the first kMaxOpenBrackets, and
 //   pairs nested deeper than that, read as spaces (each link walks back over the open
 //   brackets: "![[]()" repeated);
@@ -305,18 +305,20 @@ absl::Status ScanMarkdown(std::string* doc, const ExtractLimits& limits) {
       brackets.EndParagraph(doc);
       marks.EndParagraph(doc, b);
     }
-    int pipes = 0;
+    // A line with more '|' than a table may have columns: they read as spaces (but the first
+    // character), so that no table is made of it (a row's cells cost their number squared, and
+    // every row under a wide header is padded to its width).
+    if (std::count(line.begin() + static_cast<std::ptrdiff_t>(content), line.end(), '|') >
+        limits.max_table_columns) {
+      std::replace(d.begin() + static_cast<std::ptrdiff_t>(b + content + 1),
+                   d.begin() + static_cast<std::ptrdiff_t>(e), '|', ' ');
+    }
     for (size_t i = b + content; i < e; ++i) {
       const char c = d[i];
       // (A line's first character stays: spaces there would make an indented code block.)
       if (!in_fence && i > b + content && IsMark(d, i)) marks.Add(i);
       if (c == '\\' && i + 1 < e && std::ispunct(static_cast<unsigned char>(d[i + 1])) != 0) {
         ++i;  // an escaped character is text
-      } else if (c == '|' && ++pipes > limits.max_table_columns) {
-        std::fill(d.begin() + static_cast<std::ptrdiff_t>(i),
-                  d.begin() + static_cast<std::ptrdiff_t>(e > i && d[e - 1] == '\r' ? e - 1 : e),
-                  ' ');
-        break;
       } else if (c == '[') {
         brackets.Open(i);
       } else if (c == ']') {

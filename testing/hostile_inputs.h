@@ -148,6 +148,12 @@ inline const std::vector<HostileFamily>& HostileFamilies() {
        [](size_t n) { return Repeat("<div></span>", n); }},
       {"html/reopened-formatting", ContentType::kHtml,
        [](size_t n) { return Numbered("<p><b id=", ">x", n); }},
+      {"html/reopened-formatting-shallow", ContentType::kHtml,
+       [](size_t n) {
+         // (Slow-input fuzzing) as above, under the depth limit: 480 elements reopened again
+         // and again, then text.
+         return Numbered("<p><b id=", ">x", std::min<size_t>(n, 6000)) + Repeat("<p>y</p>", n);
+       }},
       {"html/misnested-formatting", ContentType::kHtml,
        [](size_t n) { return Repeat("<b><div>x</b>", n); }},
       {"html/unclosed-font", ContentType::kHtml,
@@ -176,6 +182,12 @@ inline const std::vector<HostileFamily>& HostileFamilies() {
        }},
       {"md/wide-table-rows", ContentType::kMarkdown,
        [](size_t n) { return "|a|\n|-|\n" + Repeat("|x", n); }},
+      {"md/wide-header-rows", ContentType::kMarkdown,
+       [](size_t n) {
+         // (Slow-input fuzzing) a header and a delimiter row of unequal widths past the column
+         // limit, and short rows: cut at the limit, they made a table padding every row.
+         return Repeat("|a", 400) + "\n" + Repeat("|-", 1200) + "\n" + Repeat("a\n", n);
+       }},
       {"md/long-table", ContentType::kMarkdown,
        [](size_t n) { return "words before\n\n|a|b|\n|-|-|\n" + Repeat("|x|y|\n", n); }},
       {"md/image-brackets", ContentType::kMarkdown, [](size_t n) { return Repeat("![[]()", n); }},
