@@ -7,6 +7,8 @@
 //   bench-hostile [--small BYTES] [--large BYTES] [--reps N] [--only SUBSTRING] [--json FILE]
 //   bench-hostile --one FAMILY --bytes N      (one extraction, for the peak RSS of a process)
 //   bench-hostile --write FAMILY --bytes N --out FILE   (the document itself, for load tests)
+//   bench-hostile --pdf-order FILE.pdf...     (dense pages in drawing order against poppler's
+//                                               order everywhere: words and times)
 //   bench-hostile --time-files FORMAT FILE...  (the slowest per byte of a fuzzing corpus:
 //                                               bench/slow-fuzz)
 #include <algorithm>
@@ -18,6 +20,7 @@
 #include <exception>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -125,7 +128,47 @@ int TimeFiles(const std::string& format, const std::vector<std::string>& files) 
   return 0;
 }
 
+// What reading dense PDF pages in drawing order changes on real PDFs: each file extracted
+// with the default max_ordered_glyphs and with every page in poppler's reading order; their
+// words as multisets (the words one has more of than the other) and times, as a Markdown table.
+int ComparePdfOrder(const std::vector<std::string>& files) {
+  std::printf("| file | pages | words | words differing | ms | ms, every page ordered |\n");
+  std::printf("| --- | --- | --- | --- | --- | --- |\n");
+  size_t all_words = 0, all_diff = 0;
+  for (const std::string& path : files) {
+    std::ifstream in(path, std::ios::binary);
+    const std::string pdf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    rpsum::formats::ExtractLimits ordered;
+    ordered.max_ordered_runs = INT64_MAX;
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto a = rpsum::formats::Extract(pdf, ContentType::kPdf, {});
+    const auto t1 = std::chrono::steady_clock::now();
+    const auto b = rpsum::formats::Extract(pdf, ContentType::kPdf, ordered);
+    const auto t2 = std::chrono::steady_clock::now();
+    if (!a.ok() || !b.ok()) {
+      std::printf("| %s | not read | | | | |\n", path.c_str());
+      continue;
+    }
+    std::map<std::string, long long> count;  // NOLINT(google-runtime-int)
+    size_t words = 0;
+    for (const auto& p : a->pieces) ++count[a->text.substr(p.begin, p.end - p.begin)], ++words;
+    for (const auto& p : b->pieces) --count[b->text.substr(p.begin, p.end - p.begin)];
+    size_t diff = 0;
+    for (const auto& [w, c] : count) diff += static_cast<size_t>(c < 0 ? -c : c);
+    all_words += words;
+    all_diff += diff;
+    std::printf("| %s | %d | %zu | %zu | %.0f | %.0f |\n", path.substr(path.rfind('/') + 1).c_str(),
+                a->pages, words, diff, std::chrono::duration<double, std::milli>(t1 - t0).count(),
+                std::chrono::duration<double, std::milli>(t2 - t1).count());
+  }
+  std::printf("| all | | %zu | %zu | | |\n", all_words, all_diff);
+  return 0;
+}
+
 int Run(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "--pdf-order") {
+    return ComparePdfOrder(std::vector<std::string>(argv + 2, argv + argc));
+  }
   if (argc >= 3 && std::string(argv[1]) == "--time-files") {
     return TimeFiles(argv[2], std::vector<std::string>(argv + 3, argv + argc));
   }

@@ -74,6 +74,11 @@ struct ExtractLimits {
   // has them read as spaces (the table extension's work per row grows with its cells squared).
   int32_t max_markdown_depth = 64;
   int32_t max_table_columns = 128;
+  // PDF: runs (glyphs that follow one another on a baseline: a line of a column, a table cell)
+  // a page may draw and still be read in poppler's reading order (TextPage::coalesce, whose time
+  // grows with the square of the words standing in narrow columns); past it, or past 20,000
+  // glyphs, the page is read in the order it is drawn (formats/pdf.cc).
+  int64_t max_ordered_runs = 300;
   // The request's deadline, checked inside every reader (between Markdown chunks, HTML nodes,
   // PDF pages and layout steps): DeadlineExceeded names the stage it was in.
   absl::Time deadline = absl::InfiniteFuture();

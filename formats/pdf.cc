@@ -338,29 +338,41 @@ void DropPageFurniture(std::vector<std::vector<Line>>* pages) {
   }
 }
 
-// Glyphs on a page past which poppler's reading order is not computed. Poppler groups a page's
-// words into blocks and lines (TextPage::coalesce) in time that grows with the square of its
-// words where they stand in many narrow columns; past this count the page is read again in the
-// order its content stream draws, which costs linear time (the layout here orders the words).
-// Dense pages of real papers (up to 6,000 glyphs) read almost the same either way (docs/design.md).
-constexpr int64_t kMaxOrderedGlyphs = 2500;
+// Glyphs a page may draw and still be read in poppler's order, whatever its runs.
+constexpr int64_t kMaxOrderedGlyphs = 20000;
 
 // Poppler's text device, counting the glyphs of a page: past `max_glyphs` it takes no more.
 class GlyphCountingDev final : public TextOutputDev {
  public:
-  GlyphCountingDev(bool raw_order, int64_t max_glyphs)
-      : TextOutputDev(nullptr, false, 0, raw_order, false), max_glyphs_(max_glyphs) {}
+  // Full past `max_glyphs` glyphs or `max_runs` runs.
+  GlyphCountingDev(bool raw_order, int64_t max_glyphs, int64_t max_runs)
+      : TextOutputDev(nullptr, false, 0, raw_order, false),
+        max_glyphs_(max_glyphs),
+        max_runs_(max_runs) {}
   void drawChar(GfxState* state, double x, double y, double dx, double dy, double origin_x,
                 double origin_y, CharCode code, int bytes, const Unicode* u, int u_len) override {
-    if (++glyphs_ > max_glyphs_) return;
+    if (++glyphs_ > max_glyphs_ || runs_ > max_runs_) return;
+    // A run: glyphs that follow one another on a baseline (a line of a column, a table cell).
+    double tx = 0, ty = 0, w = 0, h = 0;
+    state->transform(x, y, &tx, &ty);
+    state->transformDelta(dx, dy, &w, &h);
+    const double size = std::max(0.1, state->getTransformedFontSize());
+    if (std::fabs(ty - run_y_) > 0.5 * size || tx < run_end_ - size || tx > run_end_ + 0.7 * size) {
+      if (++runs_ > max_runs_) return;
+    }
+    run_y_ = ty;
+    run_end_ = tx + w;
     TextOutputDev::drawChar(state, x, y, dx, dy, origin_x, origin_y, code, bytes, u, u_len);
   }
-  bool full() const { return glyphs_ > max_glyphs_; }
+  bool full() const { return glyphs_ > max_glyphs_ || runs_ > max_runs_; }
   int64_t glyphs() const { return glyphs_; }
 
  private:
   int64_t max_glyphs_;
+  int64_t max_runs_;
   int64_t glyphs_ = 0;
+  int64_t runs_ = 0;
+  double run_y_ = -1e30, run_end_ = -1e30;
 };
 
 struct DisplayCheck {
@@ -399,19 +411,23 @@ absl::StatusOr<std::vector<Word>> DisplayWords(PDFDoc* doc, int page, GlyphCount
   return words;
 }
 
-// A page's words: in poppler's reading order, or past kMaxOrderedGlyphs in drawing order.
+// A page's words: in poppler's reading order (TextPage::coalesce, which groups them into blocks
+// in time that grows with the square of the words standing in narrow columns), or past
+// limits.max_ordered_runs runs (or kMaxOrderedGlyphs glyphs) in the order the content stream
+// draws them, which costs linear time (the layout here orders the words itself).
 // `glyphs_left`: what the document may still draw (each glyph is at least a byte of text or a
 // space, so twice the extracted-text limit); InvalidArgument past it.
 absl::StatusOr<std::vector<Word>> PageWords(PDFDoc* doc, int page, const ExtractLimits& limits,
                                             int64_t* glyphs_left) {
-  GlyphCountingDev ordered(/*raw_order=*/false, std::min(kMaxOrderedGlyphs, *glyphs_left));
+  GlyphCountingDev ordered(/*raw_order=*/false, std::min(kMaxOrderedGlyphs, *glyphs_left),
+                           limits.max_ordered_runs);
   absl::StatusOr<std::vector<Word>> words = DisplayWords(doc, page, &ordered, limits);
   if (!words.ok()) return words;
   if (!ordered.full()) {
     *glyphs_left -= ordered.glyphs();
     return words;
   }
-  GlyphCountingDev drawn(/*raw_order=*/true, *glyphs_left);
+  GlyphCountingDev drawn(/*raw_order=*/true, *glyphs_left, INT64_MAX);
   words = DisplayWords(doc, page, &drawn, limits);
   if (words.ok() && drawn.full()) {
     return absl::InvalidArgumentError(

@@ -93,7 +93,8 @@ inline std::string PdfWords(int words, int per_line, double size, double advance
 
 // Words "a" of `size` points in rows of `per_line`, `advance` points apart, the first row at
 // `top` points from the page's bottom, drawn compactly: one TJ array a row (8 bytes a word).
-inline std::string PdfGrid(int words, int per_line, double size, double advance, double top) {
+inline std::string PdfGrid(int words, int per_line, double size, double advance, double top,
+                           std::string_view word = "a") {
   std::string s = "BT\n";
   char op[96];
   std::snprintf(op, sizeof op, "/F1 %.2f Tf\n", size);
@@ -103,7 +104,7 @@ inline std::string PdfGrid(int words, int per_line, double size, double advance,
     std::snprintf(op, sizeof op, "1 0 0 1 36 %.2f Tm [", top - 1.3 * size * row);
     s += op;
     for (int w = row * per_line; w < std::min(words, (row + 1) * per_line); ++w) {
-      std::snprintf(op, sizeof op, "(a)%d", kern);
+      std::snprintf(op, sizeof op, "(%.*s)%d", static_cast<int>(word.size()), word.data(), kern);
       s += op;
     }
     s += "] TJ\n";
@@ -237,8 +238,16 @@ inline const std::vector<HostileFamily>& HostileFamilies() {
        }},
       {"pdf/ordered-grid", ContentType::kPdf,
        [](size_t n) {
-         // The most work poppler's reading order takes: just under the glyphs a page may hold
-         // for it (formats/pdf.cc), a hundred tiny words a row, drawn compactly.
+         // The most work poppler's reading order takes: just under the runs a page may hold
+         // for it (formats.h, max_ordered_runs), each one tiny word, sixty a row (of eight
+         // letters, so that 4 MB fits in 1,000 pages).
+         const int pages = static_cast<int>(std::max<size_t>(1, n / 4400));
+         return MinimalPdf(pages, 612, 792,
+                           [&](int) { return PdfGrid(290, 60, 1, 8, 400, "abcdefgh"); });
+       }},
+      {"pdf/dense-grid", ContentType::kPdf,
+       [](size_t n) {
+         // Past that: 2,400 tiny words a page in a hundred columns, read in drawing order.
          const int pages = static_cast<int>(std::max<size_t>(1, n / 20000));
          return MinimalPdf(pages, 612, 792, [&](int) { return PdfGrid(2400, 100, 1, 3.6, 400); });
        }},
