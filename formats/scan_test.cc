@@ -160,18 +160,20 @@ TEST(MarkdownScan, BareLinksAreDroppedAsGfmAutolinksWere) {
             "Keep www.example.org in code and named links.");
 }
 
-// A page denser than poppler's reading order is given (formats/pdf.cc) is read in the order it
-// is drawn, and laid out here: every line kept, top to bottom. Drawing more characters than
-// twice the extracted-text limit is refused as text over the limit.
+// A page of more runs than poppler's reading order is given (formats.h, max_ordered_runs) is
+// read in the order it is drawn, and laid out here: every word kept, lines top to bottom.
+// Drawing more characters than twice the extracted-text limit is refused as text over it.
 TEST(PdfDensePages, AreReadInDrawingOrderWithEveryLine) {
-  // 70 lines of 60 glyphs (4,200), drawn bottom line first.
+  // 70 lines of six words set 50 points apart (420 runs), drawn bottom line first.
   std::string content = "BT\n/F1 8 Tf\n";
   for (int l = 69; l >= 0; --l) {
     char op[160];
-    std::snprintf(op, sizeof op,
-                  "1 0 0 1 36 %d Tm (line%02d holds words of a dense page set small) Tj\n",
-                  740 - 9 * l, l);
+    std::snprintf(op, sizeof op, "1 0 0 1 36 %d Tm (line%02d) Tj\n", 740 - 9 * l, l);
     content += op;
+    for (int k = 1; k <= 5; ++k) {
+      std::snprintf(op, sizeof op, "1 0 0 1 %d %d Tm (word%d) Tj\n", 36 + 80 * k, 740 - 9 * l, k);
+      content += op;
+    }
   }
   content += "ET";
   const std::string pdf = test::MinimalPdf(1, 612, 792, [&](int) { return content; });
@@ -186,6 +188,9 @@ TEST(PdfDensePages, AreReadInDrawingOrderWithEveryLine) {
     EXPECT_TRUE(l == 0 || at > last) << word;
     last = at;
   }
+  size_t words = 0;
+  for (size_t at = 0; (at = x->text.find("word3", at)) != std::string::npos; ++at) ++words;
+  EXPECT_EQ(words, 70U);
   ExtractLimits small;
   small.max_text_bytes = 1500;
   const auto over = Extract(pdf, ContentType::kPdf, small);
