@@ -76,7 +76,7 @@ struct ExtractLimits {
   int32_t max_table_columns = 128;
   // PDF: runs (glyphs that follow one another on a baseline: a line of a column, a table cell)
   // a page may draw and still be read in poppler's reading order (TextPage::coalesce, whose time
-  // grows with the square of the words standing in narrow columns); past it, or past 20,000
+  // grows with the square of the words standing in narrow columns); past it, or past 8,000
   // glyphs, the page is read in the order it is drawn (formats/pdf.cc).
   int64_t max_ordered_runs = 300;
   // The request's deadline, checked inside every reader (between Markdown chunks, HTML nodes,

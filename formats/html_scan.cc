@@ -305,7 +305,7 @@ void Scanner::EndTag(const std::string& name) {
 // again, so misnested formatting under the depth limit ("<p><b id=N>x" repeated) costs the
 // square of the tags (105 ms for 6.7 KB at a depth of 500; slow-input fuzzing found it). A
 // sloppy page reopens a few per paragraph (HTML5 keeps three alike at most).
-constexpr size_t kMaxReopened = 8192;
+constexpr size_t kMaxReopened = 2048;
 
 absl::Status Scanner::CheckDepth(size_t at) const {
   if (reopened_ > kMaxReopened && reopened_ > 4 * start_tags_) {

@@ -277,9 +277,31 @@ class Marks {
   size_t first_ = 0;
 };
 
+// A line with more '|' than a table may have columns has them read as spaces (but the first
+// character), so that no wide table is made of it (a row's cells cost their number squared, and
+// every row under a wide header is padded to its width). Before BlankTables, which then sees
+// the rows cmark-gfm will (a header cut so might match a narrow delimiter row).
+void BlankWidePipes(std::string* doc, int32_t max_columns) {
+  std::string& d = *doc;
+  for (size_t b = 0; b < d.size();) {
+    size_t e = d.find('\n', b);
+    if (e == std::string::npos) e = d.size();
+    const std::string_view line(d.data() + b, e - b);
+    size_t content = 0;
+    ContainerDepth(line, &content);
+    if (std::count(line.begin() + static_cast<std::ptrdiff_t>(content), line.end(), '|') >
+        max_columns) {
+      std::replace(d.begin() + static_cast<std::ptrdiff_t>(b + content + 1),
+                   d.begin() + static_cast<std::ptrdiff_t>(e), '|', ' ');
+    }
+    b = e + 1;
+  }
+}
+
 }  // namespace
 
 absl::Status ScanMarkdown(std::string* doc, const ExtractLimits& limits) {
+  BlankWidePipes(doc, limits.max_table_columns);
   BlankTables(doc);
   std::string& d = *doc;
   RawHtml raw(d);
@@ -304,14 +326,6 @@ absl::Status ScanMarkdown(std::string* doc, const ExtractLimits& limits) {
     if (content == line.size()) {  // a blank line ends a paragraph
       brackets.EndParagraph(doc);
       marks.EndParagraph(doc, b);
-    }
-    // A line with more '|' than a table may have columns: they read as spaces (but the first
-    // character), so that no table is made of it (a row's cells cost their number squared, and
-    // every row under a wide header is padded to its width).
-    if (std::count(line.begin() + static_cast<std::ptrdiff_t>(content), line.end(), '|') >
-        limits.max_table_columns) {
-      std::replace(d.begin() + static_cast<std::ptrdiff_t>(b + content + 1),
-                   d.begin() + static_cast<std::ptrdiff_t>(e), '|', ' ');
     }
     for (size_t i = b + content; i < e; ++i) {
       const char c = d[i];

@@ -339,7 +339,7 @@ void DropPageFurniture(std::vector<std::vector<Line>>* pages) {
 }
 
 // Glyphs a page may draw and still be read in poppler's order, whatever its runs.
-constexpr int64_t kMaxOrderedGlyphs = 20000;
+constexpr int64_t kMaxOrderedGlyphs = 8000;
 
 // Poppler's text device, counting the glyphs of a page: past `max_glyphs` it takes no more.
 class GlyphCountingDev final : public TextOutputDev {
@@ -352,12 +352,16 @@ class GlyphCountingDev final : public TextOutputDev {
   void drawChar(GfxState* state, double x, double y, double dx, double dy, double origin_x,
                 double origin_y, CharCode code, int bytes, const Unicode* u, int u_len) override {
     if (++glyphs_ > max_glyphs_ || runs_ > max_runs_) return;
-    // A run: glyphs that follow one another on a baseline (a line of a column, a table cell).
+    // A run: glyphs that follow one another on a baseline (a line of a column, a table cell);
+    // a glyph drawn back over the one before (by more than kerning does) starts another, or
+    // glyphs drawn on one spot would be one run (slow-input fuzzing found it: poppler compares
+    // overlapping words pairwise).
     double tx = 0, ty = 0, w = 0, h = 0;
     state->transform(x, y, &tx, &ty);
     state->transformDelta(dx, dy, &w, &h);
     const double size = std::max(0.1, state->getTransformedFontSize());
-    if (std::fabs(ty - run_y_) > 0.5 * size || tx < run_end_ - size || tx > run_end_ + 0.7 * size) {
+    if (std::fabs(ty - run_y_) > 0.5 * size || tx < run_end_ - 0.3 * size ||
+        tx > run_end_ + 0.7 * size) {
       if (++runs_ > max_runs_) return;
     }
     run_y_ = ty;

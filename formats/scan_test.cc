@@ -48,7 +48,7 @@ TEST(HtmlScan, CountsDepthAsHtml5BuildsIt) {
 }
 
 // Formatting elements HTML5 reopens in every block cost gumbo their number each time: past
-// 8,192 reopened and four per start tag, refused, well under the depth limit.
+// 2,048 reopened and four per start tag, refused, well under the depth limit.
 TEST(HtmlScan, ReopeningFormattingElementsIsBounded) {
   const auto x = Extract(test::Numbered("<p><b id=", ">x", 6000), ContentType::kHtml, {});
   ASSERT_FALSE(x.ok());
