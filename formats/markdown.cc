@@ -103,8 +103,8 @@ class ParseArena {
   ParseArena& operator=(const ParseArena&) = delete;
 
   static const cmark_mem* Mem() {
-    static const cmark_mem mem = {&Calloc, &Realloc, &Free};
-    return &mem;
+    static const cmark_mem kMem = {&Calloc, &Realloc, &Free};
+    return &kMem;
   }
 
  private:
@@ -204,7 +204,7 @@ class LineStarts {
 absl::StatusOr<std::unique_ptr<cmark_node, NodeDeleter>> ParseGfm(const std::string& doc,
                                                                   const ExtractLimits& limits) {
   // Footnotes cost two walks over the tree: only where there can be one.
-  const bool footnotes = doc.find("[^") != std::string::npos;
+  const bool footnotes = absl::StrContains(doc, "[^");
   static std::once_flag registered;
   std::call_once(registered, [] { cmark_gfm_core_extensions_ensure_registered(); });
   std::unique_ptr<cmark_parser, ParserDeleter> parser(

@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "formats/builder.h"
 
@@ -415,8 +416,9 @@ bool IsReferenceLine(std::string_view line) {
   std::string_view rest = line.substr(e);
   while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
   while (!rest.empty() && (rest.back() == ' ' || rest.back() == '\r')) rest.remove_suffix(1);
-  return rest.empty() || (rest.size() >= 2 && rest.front() == '"' && rest.back() == '"' &&
-                          rest.substr(1, rest.size() - 2).find('"') == std::string_view::npos);
+  return rest.empty() ||
+         (rest.size() >= 2 && rest.front() == '"' && rest.back() == '"' &&
+          !absl::StrContains(absl::string_view(rest.data() + 1, rest.size() - 2), "\""));
 }
 
 }  // namespace

@@ -128,8 +128,9 @@ TEST(MarkdownScan, LongDocumentsReadInPartsAsOne) {
     if (i % 500 == 499) doc += "```\n" + test::Repeat("code\n\n", 200000) + "```\n\n";
     if (i % 500 == 250) doc += "<!--\n" + test::Repeat("hidden\n\n", 100000) + "-->\n\n";
   }
-  for (int d = 0; d < 7; ++d)
+  for (int d = 0; d < 7; ++d) {
     doc += "[d" + std::to_string(d) + "]: https://x.org/" + std::to_string(d) + "\n";
+  }
   const auto x = Extract(doc, ContentType::kMarkdown, {});
   ASSERT_TRUE(x.ok()) << x.status();
   EXPECT_EQ(x->text.find("code"), std::string::npos);
