@@ -235,9 +235,10 @@ class Brackets {
 
 // Inline markup that makes a node or a delimiter of cmark's each: emphasis and strikethrough
 // runs, code spans, brackets, escapes, tags. In a paragraph that holds more than kDenseMarks of
-// them, one to kDenseBytes bytes or closer, they read as spaces: cmark keeps some 200 bytes a
-// node and "*a* " repeated took 7 times a prose document's time (formats/hostile_test.cc);
-// text written to be read holds far fewer.
+// them, one to kDenseBytes bytes or closer, they read as spaces: cmark's time and memory go
+// by nodes ("*a* " repeated, md/emphasis-runs in bench/results/hostile.md, cost 6x a prose
+// document per byte before this rule); text written to be read holds far fewer (none of the
+// Markdown files over 64 KB in Debian's /usr/share/doc reads differently for it).
 constexpr size_t kDenseMarks = 2048;
 constexpr size_t kDenseBytes = 8;
 
@@ -369,15 +370,16 @@ bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
 // The end marker of the HTML block (CommonMark's kinds 1 to 5, which blank lines do not end)
 // that `content` (a line past its indentation) opens, or empty.
 std::string_view HtmlBlockEnd(std::string_view content) {
-  for (std::string_view tag : {"script", "pre", "style", "textarea"}) {
-    if (content.size() > tag.size() + 1 && content[0] == '<' &&
+  static constexpr std::pair<std::string_view, std::string_view> kTags[] = {
+      {"script", "</script>"},
+      {"pre", "</pre>"},
+      {"style", "</style>"},
+      {"textarea", "</textarea>"}};
+  for (const auto& [tag, end] : kTags) {
+    if (content.size() >= tag.size() + 1 && content[0] == '<' &&
         StartsWithNoCase(content.substr(1), tag)) {
       const char c = content.size() > tag.size() + 1 ? content[tag.size() + 1] : '>';
-      if (c == ' ' || c == '>' || c == '\t') {
-        static constexpr std::string_view kEnds[] = {"</script>", "</pre>", "</style>",
-                                                     "</textarea>"};
-        return kEnds[tag == "script" ? 0 : tag == "pre" ? 1 : tag == "style" ? 2 : 3];
-      }
+      if (c == ' ' || c == '>' || c == '\t') return end;
     }
   }
   if (content.substr(0, 4) == "<!--") return "-->";
