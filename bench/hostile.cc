@@ -11,6 +11,8 @@
 //                                               order everywhere: words and times)
 //   bench-hostile --time-files FORMAT FILE...  (the slowest per byte of a fuzzing corpus:
 //                                               bench/slow-fuzz)
+//   bench-hostile --text FORMAT FILE...        (each file's extracted text and pieces' source
+//                                               ranges, or its status: to compare two builds)
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -89,10 +91,31 @@ const char* FormatOf(ContentType t) {
 // The slowest inputs per byte among `files` (a fuzzing corpus) of `format`: each of at least
 // 4 KB timed (median of 3) beside a well-formed document of the same format and size, the five
 // with the highest ratio printed as a Markdown table.
+ContentType TypeNamed(const std::string& format) {
+  return format == "html"       ? ContentType::kHtml
+         : format == "markdown" ? ContentType::kMarkdown
+                                : ContentType::kPdf;
+}
+
+int PrintText(const std::string& format, const std::vector<std::string>& files) {
+  for (const std::string& path : files) {
+    std::ifstream in(path, std::ios::binary);
+    const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto x = rpsum::formats::Extract(doc, TypeNamed(format), {});
+    std::printf("== %s\n", path.c_str());
+    if (!x.ok()) {
+      std::printf("%s\n", x.status().ToString().c_str());
+      continue;
+    }
+    std::printf("%s\n", x->text.c_str());
+    for (const auto& p : x->pieces) std::printf("%u-%u ", p.source_begin, p.source_end);
+    std::printf("\n");
+  }
+  return 0;
+}
+
 int TimeFiles(const std::string& format, const std::vector<std::string>& files) {
-  const ContentType type = format == "html"       ? ContentType::kHtml
-                           : format == "markdown" ? ContentType::kMarkdown
-                                                  : ContentType::kPdf;
+  const ContentType type = TypeNamed(format);
   struct Row {
     std::string file;
     size_t bytes;
@@ -168,6 +191,9 @@ int ComparePdfOrder(const std::vector<std::string>& files) {
 int Run(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "--pdf-order") {
     return ComparePdfOrder(std::vector<std::string>(argv + 2, argv + argc));
+  }
+  if (argc >= 3 && std::string(argv[1]) == "--text") {
+    return PrintText(argv[2], std::vector<std::string>(argv + 3, argv + argc));
   }
   if (argc >= 3 && std::string(argv[1]) == "--time-files") {
     return TimeFiles(argv[2], std::vector<std::string>(argv + 3, argv + argc));
