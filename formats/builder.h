@@ -76,17 +76,21 @@ absl::Status ScanMarkdown(std::string* doc, const ExtractLimits& limits);
 
 // A long Markdown document (markdown_scan.cc) in parts that cmark-gfm parses one at a time, so
 // that its tree (some 200 bytes a node) is held for a part, not the whole: `starts` the parts'
-// byte offsets (the first 0), each cut before a line that starts a block after a blank line
-// past 64 KB, never inside a fenced code block or an HTML block that blank lines do not end,
-// and past 256 KB before any line (in a line longer than that, at a space). `references`: the
-// one-line link reference definitions of the document, which every part is read after (so
-// that a link finds its definition in another part), when there are parts and they fit in
-// 16 KB; else empty. One part for a document under 64 KB.
+// byte offsets (the first 0), each cut past 16 KB before a line that starts a block after a
+// blank line or a bullet item at the left margin (outside an HTML block), never inside a fenced
+// code block or an HTML block that blank lines do not end, and past 256 KB before any line (in
+// a line longer than that, at a space). `references`: the one-line link reference definitions
+// of the document, which every part is read after (so that a link finds its definition in
+// another part), when there are parts and they fit in 16 KB; else empty. One part for a
+// document under 16 KB.
 struct MarkdownParts {
   std::vector<size_t> starts;
   std::string references;
 };
 MarkdownParts SplitMarkdown(std::string_view doc);
+// Whether a part holds plain lines only (markdown.cc): paragraphs and bullet items of words at
+// the left margin, blank lines between, and no inline markup; such a part is read without cmark.
+bool IsPlainMarkdownPart(std::string_view part);
 // The readers (markdown.cc, html.cc, pdf.cc); Extract validates and dispatches to them.
 absl::StatusOr<Extracted> ExtractMarkdown(std::string_view input, const ExtractLimits& limits);
 absl::StatusOr<Extracted> ExtractHtml(std::string_view input, const ExtractLimits& limits);

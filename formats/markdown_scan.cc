@@ -69,9 +69,36 @@ int ContainerDepth(std::string_view line, size_t* content) {
   return markers == 0 ? 0 : markers + columns / 2;
 }
 
-bool IsFence(std::string_view content) {
-  return content.substr(0, 3) == "```" || content.substr(0, 3) == "~~~";
-}
+// Fenced code blocks, a line at a time (CommonMark 4.5): a run of three or more '`' or '~'
+// opens one (a backtick fence's info string holds no backtick: "```a```" is inline code), and
+// only a run of the same character, as long or longer, with nothing after it, closes it.
+class Fences {
+ public:
+  // `content`: a line after its container markers and up to three spaces. Whether the line
+  // belongs to a fenced block: opens it, closes it or lies in it.
+  bool Line(std::string_view content) {
+    const bool was_open = open_ != '\0';
+    const char c = content.empty() ? '\0' : content[0];
+    size_t n = 0;
+    while (n < content.size() && content[n] == c) ++n;
+    if ((c != '`' && c != '~') || n < 3) return was_open;
+    const std::string_view rest = content.substr(n);
+    if (!was_open) {
+      if (c == '`' && std::find(rest.begin(), rest.end(), '`') != rest.end()) return false;
+      open_ = c;
+      length_ = n;
+    } else if (c == open_ && n >= length_ &&
+               rest.find_first_not_of(" \t\r") == std::string_view::npos) {
+      open_ = '\0';
+    }
+    return true;
+  }
+  bool open() const { return open_ != '\0'; }
+
+ private:
+  char open_ = '\0';
+  size_t length_ = 0;
+};
 
 // The position of the next `closer` at or after `from`, cached: positions only grow, so each
 // closer's search covers the document once.
@@ -309,7 +336,7 @@ absl::Status ScanMarkdown(std::string* doc, const ExtractLimits& limits) {
   RawHtml raw(d);
   Brackets brackets;
   Marks marks;
-  bool in_fence = false;
+  Fences fences;
   size_t line_no = 0;
   for (size_t b = 0; b < d.size();) {
     size_t e = d.find('\n', b);
@@ -318,7 +345,8 @@ absl::Status ScanMarkdown(std::string* doc, const ExtractLimits& limits) {
     const std::string_view line(d.data() + b, e - b);
     size_t content = 0;
     const int depth = ContainerDepth(line, &content);
-    if (IsFence(line.substr(content))) in_fence = !in_fence;
+    fences.Line(line.substr(content));
+    const bool in_fence = fences.open();
     if (!in_fence && depth > limits.max_markdown_depth) {
       return absl::InvalidArgumentError(absl::StrCat(
           "this Markdown nests block quotes and lists ", depth, " levels deep at line ", line_no,
@@ -355,9 +383,17 @@ absl::Status ScanMarkdown(std::string* doc, const ExtractLimits& limits) {
 namespace rpsum::formats::internal {
 namespace {
 
-constexpr size_t kPartBytes = 64 << 10;
+constexpr size_t kPartBytes = 16 << 10;
 constexpr size_t kMaxPartBytes = 256 << 10;
 constexpr size_t kMaxReferenceBytes = 16 << 10;
+
+// A line that starts a bullet list item at the left margin ("- a", "* a", "+ a"): outside a
+// fenced code or HTML block it starts a block whatever came before (it interrupts a paragraph,
+// and as "- - -" it is a thematic break, never a heading's underline).
+bool IsBulletLine(std::string_view line) {
+  return line.size() >= 3 && (line[0] == '-' || line[0] == '*' || line[0] == '+') &&
+         (line[1] == ' ' || line[1] == '\t') && line.find_first_not_of(" \t", 2) != line.npos;
+}
 
 bool StartsWithNoCase(std::string_view s, std::string_view prefix) {
   if (s.size() < prefix.size()) return false;
@@ -423,23 +459,41 @@ bool IsReferenceLine(std::string_view line) {
           !absl::StrContains(absl::string_view(rest.data() + 1, rest.size() - 2), "\""));
 }
 
+// The label of a footnote definition that starts `line` ("[^label]: ..."), or empty.
+std::string_view FootnoteLabel(std::string_view line) {
+  size_t i = 0;
+  while (i < line.size() && i < 3 && line[i] == ' ') ++i;
+  if (line.substr(i, 2) != "[^") return {};
+  const size_t close = line.find(']', i + 2);
+  if (close == std::string_view::npos || close == i + 2 || close - i > 999 ||
+      close + 1 >= line.size() || line[close + 1] != ':') {
+    return {};
+  }
+  const std::string_view label = line.substr(i + 2, close - i - 2);
+  return label.find_first_of(" \t[\\") == std::string_view::npos ? label : std::string_view();
+}
+
 }  // namespace
 
 MarkdownParts SplitMarkdown(std::string_view doc) {
   MarkdownParts parts;
   parts.starts.push_back(0);
   if (doc.size() <= kPartBytes) return parts;
-  bool in_fence = false, prev_blank = false;
+  // in_html: since the last blank line a line began with '<' (an HTML block that only a blank
+  // line ends may be open, and a bullet line would belong to it).
+  Fences fences;
+  bool prev_blank = false, in_html = false;
   std::string_view html_end;
   for (size_t b = 0; b < doc.size();) {
     size_t e = doc.find('\n', b);
     if (e == std::string_view::npos) e = doc.size();
     const std::string_view line = doc.substr(b, e - b);
     const size_t part = b - parts.starts.back();
-    const bool free = !in_fence && html_end.empty();
+    const bool free = !fences.open() && html_end.empty();
     const bool blank = line.find_first_not_of(" \t\r") == std::string_view::npos;
     if (b > 0 && free &&
-        ((part >= kPartBytes && prev_blank && !blank && line[0] != ' ' && line[0] != '\t') ||
+        ((part >= kPartBytes && ((prev_blank && !blank && line[0] != ' ' && line[0] != '\t') ||
+                                 (!in_html && IsBulletLine(line)))) ||
          part >= kMaxPartBytes)) {
       parts.starts.push_back(b);
     }
@@ -456,16 +510,22 @@ MarkdownParts SplitMarkdown(std::string_view doc) {
     const std::string_view content = line.substr(indent);
     if (!html_end.empty()) {
       if (ContainsNoCase(line, html_end)) html_end = {};
-    } else if (IsFence(content)) {
-      in_fence = !in_fence;
-    } else if (!in_fence) {
+    } else if (!fences.Line(content)) {
       const std::string_view end = HtmlBlockEnd(content);
       if (!end.empty() && !ContainsNoCase(content.substr(1), end)) html_end = end;
-      if (IsReferenceLine(line) && parts.references.size() <= kMaxReferenceBytes) {
+      const std::string_view label = FootnoteLabel(line);
+      if (parts.references.size() > kMaxReferenceBytes) {
+        // Too many to read before every part: none will be.
+      } else if (IsReferenceLine(line)) {
         parts.references.append(line);
         parts.references.push_back('\n');
+      } else if (!label.empty()) {
+        // What a footnote says is not read (nor is its reference): defined, with a blank line
+        // so that the next definition is not read into it.
+        parts.references.append("[^").append(label).append("]: x\n\n");
       }
     }
+    in_html = !blank && (in_html || (!fences.open() && !content.empty() && content[0] == '<'));
     prev_blank = blank;
     b = e + 1;
   }

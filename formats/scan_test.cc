@@ -3,10 +3,13 @@
 // nesting limit and rewrites, bare links, and the deadline inside each reader. The growth of
 // every hostile family: hostile_test.cc.
 #include <cstdio>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/time/clock.h"
+#include "formats/builder.h"
 #include "formats/formats.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -118,8 +121,9 @@ TEST(MarkdownScan, DenseInlineMarkupReadsAsSpaces) {
 }
 
 // A long document is parsed in parts (formats/builder.h, SplitMarkdown) and reads as one: no
-// cut inside a fenced code block or an HTML comment with blank lines, links find their
-// definitions in other parts, every paragraph once and in order, every word mapped.
+// cut inside a fenced code block (a line of inline code opens none) or an HTML comment with
+// blank lines, links and footnotes find their definitions in other parts, every paragraph once
+// and in order, every word mapped.
 TEST(MarkdownScan, LongDocumentsReadInPartsAsOne) {
   std::string doc = "# Title\n\n";
   for (int i = 0; i < 3000; ++i) {
@@ -127,14 +131,17 @@ TEST(MarkdownScan, LongDocumentsReadInPartsAsOne) {
            "] and ends.\n\n";
     if (i % 500 == 499) doc += "```\n" + test::Repeat("code\n\n", 200000) + "```\n\n";
     if (i % 500 == 250) doc += "<!--\n" + test::Repeat("hidden\n\n", 100000) + "-->\n\n";
+    if (i % 500 == 100) doc += "```inline, not a fence```\n\n- an item[^n]\n\n";
   }
   for (int d = 0; d < 7; ++d) {
     doc += "[d" + std::to_string(d) + "]: https://x.org/" + std::to_string(d) + "\n";
   }
+  doc += "\n[^n]: A footnote, defined in another part than its references.\n";
   const auto x = Extract(doc, ContentType::kMarkdown, {});
   ASSERT_TRUE(x.ok()) << x.status();
   EXPECT_EQ(x->text.find("code"), std::string::npos);
   EXPECT_EQ(x->text.find("hidden"), std::string::npos);
+  EXPECT_EQ(x->text.find("footnote"), std::string::npos);
   EXPECT_EQ(x->text.find('['), std::string::npos);
   size_t last = 0;
   for (int i = 0; i < 3000; ++i) {
@@ -148,6 +155,49 @@ TEST(MarkdownScan, LongDocumentsReadInPartsAsOne) {
     EXPECT_EQ(doc.substr(p.source_begin, p.source_end - p.source_begin),
               x->text.substr(p.begin, p.end - p.begin));
   }
+}
+
+// A part of plain lines is read without cmark (formats/builder.h, IsPlainMarkdownPart) and
+// reads as cmark reads it: random documents of plain lines and of lines that only look plain
+// (ordered items, rules, headings' underlines, indented code, markup) read the same as the same
+// document with an HTML comment after it, which sends it through cmark; text and every piece.
+TEST(MarkdownScan, PlainPartsReadAsCmarkReadsThem) {
+  const std::vector<std::string> lines = {
+      "", "", "", "Plain words here.", "- an item", "* another item", "+ third one",
+      "9 lives, 10 ways", "Caf\xc3\xa9 na\xc3\xafve \xe2\x80\x94 words", "\u00dcber alles",
+      "see http://example.org/ab or ops@example.org.", "trailing spaces  ", "a", "- a",
+      "(quoted) \"words\" ok?", "x;y:z, 42% done!", "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e",
+      "\xc2\xa0nbsp",
+      // Lines that are not plain: each read otherwise by cmark.
+      "1. numbered", "2) numbered", "- 1. nested", "-  two spaces", "# Heading", "===", "---",
+      "- - -", "    indented code", " one space", "\ttab", "a | b", "> quote", "&amp; entity",
+      "*emphasis*", "- ", "-"};
+  std::mt19937 rng(62);
+  int plain = 0;
+  for (int d = 0; d < 3000; ++d) {
+    std::string doc;
+    const int n = 1 + static_cast<int>(rng() % 12);
+    for (int l = 0; l < n; ++l) {
+      // Mostly plain lines, a line that only looks plain now and then.
+      const size_t k = rng() % 5 == 0 ? rng() % lines.size() : rng() % 18;
+      doc += lines[k] + (l + 1 < n || rng() % 2 == 0 ? "\n" : "");
+    }
+    const std::string twin = doc + "\n\n<!-- through cmark -->\n";
+    ASSERT_FALSE(internal::IsPlainMarkdownPart(twin));
+    plain += internal::IsPlainMarkdownPart(doc) ? 1 : 0;
+    const auto x = Extract(doc, ContentType::kMarkdown, {});
+    const auto y = Extract(twin, ContentType::kMarkdown, {});
+    ASSERT_EQ(x.ok(), y.ok()) << doc;
+    if (!x.ok()) continue;
+    ASSERT_EQ(x->text, y->text) << doc;
+    ASSERT_EQ(x->pieces.size(), y->pieces.size()) << doc;
+    for (size_t i = 0; i < x->pieces.size(); ++i) {
+      EXPECT_EQ(x->pieces[i].begin, y->pieces[i].begin) << doc;
+      EXPECT_EQ(x->pieces[i].source_begin, y->pieces[i].source_begin) << doc;
+      EXPECT_EQ(x->pieces[i].source_end, y->pieces[i].source_end) << doc;
+    }
+  }
+  EXPECT_GT(plain, 1200);  // the plain path was taken, often
 }
 
 TEST(MarkdownScan, BareLinksAreDroppedAsGfmAutolinksWere) {
