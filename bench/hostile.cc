@@ -163,6 +163,7 @@ int ComparePdfOrder(const std::vector<std::string>& files) {
     const std::string pdf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     rpsum::formats::ExtractLimits ordered;
     ordered.max_ordered_runs = INT64_MAX;
+    ordered.max_ordered_run_words = INT64_MAX;
     const auto t0 = std::chrono::steady_clock::now();
     const auto a = rpsum::formats::Extract(pdf, ContentType::kPdf, {});
     const auto t1 = std::chrono::steady_clock::now();

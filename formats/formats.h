@@ -79,6 +79,10 @@ struct ExtractLimits {
   // grows with the square of the words standing in narrow columns); past it, or past 8,000
   // glyphs, the page is read in the order it is drawn (formats/pdf.cc).
   int64_t max_ordered_runs = 300;
+  // And the words one run may hold (as poppler breaks words): coalesce's time grows with the
+  // square of each line's words (about 11 ns times their sum here), and a 6.5-inch line of
+  // 8-point prose holds some 25.
+  int64_t max_ordered_run_words = 40;
   // The request's deadline, checked inside every reader (between Markdown chunks, HTML nodes,
   // PDF pages and layout steps): DeadlineExceeded names the stage it was in.
   absl::Time deadline = absl::InfiniteFuture();

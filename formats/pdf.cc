@@ -344,14 +344,15 @@ constexpr int64_t kMaxOrderedGlyphs = 8000;
 // Poppler's text device, counting the glyphs of a page: past `max_glyphs` it takes no more.
 class GlyphCountingDev final : public TextOutputDev {
  public:
-  // Full past `max_glyphs` glyphs or `max_runs` runs.
-  GlyphCountingDev(bool raw_order, int64_t max_glyphs, int64_t max_runs)
+  // Full past `max_glyphs` glyphs, `max_runs` runs or a run of `max_run_words` words.
+  GlyphCountingDev(bool raw_order, int64_t max_glyphs, int64_t max_runs, int64_t max_run_words)
       : TextOutputDev(nullptr, false, 0, raw_order, false),
         max_glyphs_(max_glyphs),
-        max_runs_(max_runs) {}
+        max_runs_(max_runs),
+        max_run_words_(max_run_words) {}
   void drawChar(GfxState* state, double x, double y, double dx, double dy, double origin_x,
                 double origin_y, CharCode code, int bytes, const Unicode* u, int u_len) override {
-    if (++glyphs_ > max_glyphs_ || runs_ > max_runs_) return;
+    if (++glyphs_ > max_glyphs_ || full()) return;
     // A run: glyphs that follow one another on a baseline (a line of a column, a table cell);
     // a glyph drawn back over the one before (by more than kerning does) starts another, or
     // glyphs drawn on one spot would be one run (slow-input fuzzing found it: poppler compares
@@ -359,24 +360,57 @@ class GlyphCountingDev final : public TextOutputDev {
     double tx = 0, ty = 0, w = 0, h = 0;
     state->transform(x, y, &tx, &ty);
     state->transformDelta(dx, dy, &w, &h);
+    // The glyph's own width, as poppler measures words: without character and word spacing.
+    double spacing = state->getCharSpace();
+    if (code == 0x20) spacing += state->getWordSpace();
+    double sx = 0, sy = 0, gw = 0, gh = 0;
+    state->textTransformDelta(spacing * state->getHorizScaling(), 0, &sx, &sy);
+    state->transformDelta(dx - sx, dy - sy, &gw, &gh);
     const double size = std::max(0.1, state->getTransformedFontSize());
     if (std::fabs(ty - run_y_) > 0.5 * size || tx < run_end_ - 0.3 * size ||
         tx > run_end_ + 0.7 * size) {
       if (++runs_ > max_runs_) return;
+      run_words_ = 0;
+      word_open_ = false;
+    } else if (tx > word_end_ + 0.1 * size || tx < word_end_ - 0.2 * size) {
+      word_open_ = false;  // poppler starts a word here (minWordBreakSpace, minDupBreakOverlap)
+    }
+    // Poppler's reading order costs about the square of the words on each line: a page with a
+    // longer line than prose has is read as drawn (ExtractLimits::max_ordered_run_words).
+    if (u_len == 1 && u[0] == ' ') {
+      word_open_ = false;
+    } else if (!word_open_) {
+      word_open_ = true;
+      if (++run_words_ > max_run_words_) {
+        long_run_ = true;
+        return;
+      }
     }
     run_y_ = ty;
     run_end_ = tx + w;
+    word_end_ = tx + gw;
     TextOutputDev::drawChar(state, x, y, dx, dy, origin_x, origin_y, code, bytes, u, u_len);
   }
-  bool full() const { return glyphs_ > max_glyphs_ || runs_ > max_runs_; }
+  // A full device's page is read again: what it took is dropped unread, since poppler's
+  // reading order of it (TextPage::coalesce) could cost more than the page is worth (slow-input
+  // fuzzing found a page of 8,000 glyphs that cost 45x a prose PDF per byte).
+  void endPage() override {
+    if (full()) TextOutputDev::startPage(0, nullptr, nullptr);
+    TextOutputDev::endPage();
+  }
+  bool full() const { return glyphs_ > max_glyphs_ || runs_ > max_runs_ || long_run_; }
   int64_t glyphs() const { return glyphs_; }
 
  private:
   int64_t max_glyphs_;
   int64_t max_runs_;
+  int64_t max_run_words_;
   int64_t glyphs_ = 0;
   int64_t runs_ = 0;
-  double run_y_ = -1e30, run_end_ = -1e30;
+  int64_t run_words_ = 0;  // words of the current run, as poppler breaks them
+  bool word_open_ = false;
+  bool long_run_ = false;
+  double run_y_ = -1e30, run_end_ = -1e30, word_end_ = -1e30;
 };
 
 struct DisplayCheck {
@@ -424,14 +458,14 @@ absl::StatusOr<std::vector<Word>> DisplayWords(PDFDoc* doc, int page, GlyphCount
 absl::StatusOr<std::vector<Word>> PageWords(PDFDoc* doc, int page, const ExtractLimits& limits,
                                             int64_t* glyphs_left) {
   GlyphCountingDev ordered(/*raw_order=*/false, std::min(kMaxOrderedGlyphs, *glyphs_left),
-                           limits.max_ordered_runs);
+                           limits.max_ordered_runs, limits.max_ordered_run_words);
   absl::StatusOr<std::vector<Word>> words = DisplayWords(doc, page, &ordered, limits);
   if (!words.ok()) return words;
   if (!ordered.full()) {
     *glyphs_left -= ordered.glyphs();
     return words;
   }
-  GlyphCountingDev drawn(/*raw_order=*/true, *glyphs_left, INT64_MAX);
+  GlyphCountingDev drawn(/*raw_order=*/true, *glyphs_left, INT64_MAX, INT64_MAX);
   words = DisplayWords(doc, page, &drawn, limits);
   if (words.ok() && drawn.full()) {
     return absl::InvalidArgumentError(

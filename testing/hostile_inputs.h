@@ -136,6 +136,10 @@ struct HostileFamily {
   const char* name;
   formats::ContentType type;
   std::string (*make)(size_t bytes);
+  // Its work is set by what it draws, not by its bytes (a PDF's pages sharing one content
+  // stream): bounded by the extracted-text limit, not linear in the input; left out of the
+  // growth tests, measured by the benchmark.
+  bool amplified = false;
 };
 
 // Every family, each `make(bytes)` about `bytes` long.
@@ -245,6 +249,54 @@ inline const std::vector<HostileFamily>& HostileFamilies() {
          return MinimalPdf(pages, 612, 792,
                            [&](int) { return PdfGrid(290, 60, 1, 8, 400, "abcdefgh"); });
        }},
+      {"pdf/long-lines", ContentType::kPdf,
+       [](size_t n) {
+         // Ten lines a page of 390 one-letter words (set 0.3 points apart: one run, a word each
+         // for poppler), under the runs and glyphs a page may hold for poppler's reading order,
+         // whose time grows with the square of each line's words: 21x a prose PDF before such
+         // a page was read as drawn (formats.h, max_ordered_run_words).
+         const int pages = static_cast<int>(std::max<size_t>(1, n / 4400));
+         return MinimalPdf(pages, 612, 792, [](int) {
+           std::string s = "BT\n/F1 1 Tf\n0.3 Tc\n";
+           char op[64];
+           for (int l = 0; l < 10; ++l) {
+             std::snprintf(op, sizeof op, "1 0 0 1 36 %.2f Tm (", 700 - 1.3 * l);
+             s += op + std::string(390, 'a') + ") Tj\n";
+           }
+           return s + "ET";
+         });
+       }},
+      {"pdf/overfull-page", ContentType::kPdf,
+       [](size_t n) {
+         // 41 overlapping lines of 200 words, past the glyphs a page may draw for poppler's
+         // reading order: the 8,000 it took were still ordered, for nothing (25x prose before).
+         const int pages = static_cast<int>(std::max<size_t>(1, n / 17800));
+         return MinimalPdf(pages, 612, 792, [](int) {
+           std::string s = "BT\n/F1 1 Tf\n";
+           char op[64];
+           for (int l = 0; l < 41; ++l) {
+             std::snprintf(op, sizeof op, "1 0 0 1 36 %.2f Tm (", 700 - 0.3 * l);
+             s += op + Repeat("a ", 400) + ") Tj\n";
+           }
+           return s + "ET";
+         });
+       }},
+      {"pdf/shared-contents", ContentType::kPdf,
+       [](size_t n) {
+         // Every page draws the first page's content stream (a page costs some 100 bytes), a
+         // grid of 7,800 one-letter words, as many times as the page limit allows.
+         const int pages = static_cast<int>(std::min<size_t>(1000, std::max<size_t>(1, n / 100)));
+         std::string pdf = MinimalPdf(pages, 612, 792, [&](int page) {
+           return page == 0 ? PdfGrid(7800, 27, 1, 0.956, 400) : std::string();
+         });
+         for (size_t at = pdf.find("/Contents "); at != std::string::npos;
+              at = pdf.find("/Contents ", at + 1)) {
+           const size_t end = pdf.find(" 0 R", at);
+           pdf.replace(at + 10, end - at - 10, std::string(end - at - 11, ' ') + "5");
+         }
+         return pdf;
+       },
+       /*amplified=*/true},
       {"pdf/dense-grid", ContentType::kPdf,
        [](size_t n) {
          // Past that: 2,400 tiny words a page in a hundred columns, read in drawing order.
