@@ -74,7 +74,7 @@ void ExpectLikeWellFormed(std::string_view name, size_t bytes, double bar) {
 // The PDF layout's cost per line does not grow with the page's width (the column search cost
 // lines x width: 3.3x prose before); poppler's reading order is not asked of a page with lines
 // of hundreds of words (21x prose before), nor of the glyphs a page took before it drew too
-// many (25x before).
+// many (26x before).
 TEST(HostileGrowth, PdfPagesCostLikeProse) {
   ExpectLikeWellFormed("pdf/wide-sparse-lines", 256 << 10, 2.0);
   ExpectLikeWellFormed("pdf/long-lines", 128 << 10, 6.0);

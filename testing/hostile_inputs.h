@@ -268,15 +268,15 @@ inline const std::vector<HostileFamily>& HostileFamilies() {
        }},
       {"pdf/overfull-page", ContentType::kPdf,
        [](size_t n) {
-         // 41 overlapping lines of 200 words, past the glyphs a page may draw for poppler's
-         // reading order: the 8,000 it took were still ordered, for nothing (25x prose before).
-         const int pages = static_cast<int>(std::max<size_t>(1, n / 17800));
+         // 110 overlapping lines of 38 words, past the glyphs a page may draw for poppler's
+         // reading order: the 8,000 it took were still ordered, for nothing (26x prose before).
+         const int pages = static_cast<int>(std::max<size_t>(1, n / 11800));
          return MinimalPdf(pages, 612, 792, [](int) {
            std::string s = "BT\n/F1 1 Tf\n";
            char op[64];
-           for (int l = 0; l < 41; ++l) {
+           for (int l = 0; l < 110; ++l) {
              std::snprintf(op, sizeof op, "1 0 0 1 36 %.2f Tm (", 700 - 0.3 * l);
-             s += op + Repeat("a ", 400) + ") Tj\n";
+             s += op + Repeat("a ", 76) + ") Tj\n";
            }
            return s + "ET";
          });
