@@ -184,15 +184,24 @@ bool IsDelimiterRow(std::string_view line) {
   return dash;
 }
 
-// Whether a line ends a table: blank, or the start of another block.
+// Whether a line ends a table: blank, or the start of another block. A line without a '|' is a
+// row of one cell (cmark-gfm reads "a|b", "-|-", "x" as a table with a row "x").
 bool EndsTable(std::string_view line) {
   size_t i = 0;
   while (i < line.size() && i < 4 && (line[i] == ' ' || line[i] == '\t')) ++i;
   if (i == line.size() || line[i] == '\r') return true;
   const char c = line[i];
-  if (c == '#' || c == '>' || c == '<' || Cells(line) < 0) return true;
+  if (c == '#' || c == '>' || c == '<') return true;
   if ((c == '-' || c == '*' || c == '+') && i + 1 < line.size() && line[i + 1] == ' ') return true;
   return line.substr(i, 3) == "```" || line.substr(i, 3) == "~~~";
+}
+
+// The cells of a line that may be a table's header row: without a '|', one cell (the last line
+// of a paragraph: "a" over "|-|" is a table), unless it is blank or starts another block.
+int HeaderCells(std::string_view line) {
+  const int cells = Cells(line);
+  if (cells > 0) return cells;
+  return EndsTable(line) ? -1 : 1;
 }
 
 // Blanks every GFM table at the top level (not inside a quote or list) with spaces.
@@ -204,7 +213,7 @@ void BlankTables(std::string* doc) {
     if (e == std::string::npos) e = d.size();
     const std::string_view line(d.data() + b, e - b);
     if (prev_b != std::string::npos && IsDelimiterRow(line) && Cells(line) > 0 &&
-        Cells(line) == Cells(std::string_view(d.data() + prev_b, prev_e - prev_b))) {
+        Cells(line) == HeaderCells(std::string_view(d.data() + prev_b, prev_e - prev_b))) {
       const std::string_view header(d.data() + prev_b, prev_e - prev_b);
       size_t content = 0;
       if (ContainerDepth(header, &content) == 0 && content < 4) {
@@ -223,7 +232,7 @@ void BlankTables(std::string* doc) {
         continue;
       }
     }
-    prev_b = Cells(line) > 0 ? b : std::string::npos;
+    prev_b = HeaderCells(line) > 0 ? b : std::string::npos;
     prev_e = e;
     b = e + 1;
   }

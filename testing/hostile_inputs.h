@@ -193,6 +193,12 @@ inline const std::vector<HostileFamily>& HostileFamilies() {
          // limit, and short rows: cut at the limit, they made a table padding every row.
          return Repeat("|a", 400) + "\n" + Repeat("|-", 1200) + "\n" + Repeat("a\n", n);
        }},
+      {"md/pipeless-table-rows", ContentType::kMarkdown,
+       [](size_t n) {
+         // (Slow-input fuzzing) a one-column table whose header and rows hold no '|': cmark-gfm
+         // reads every following line as a row, at 19x a prose document per byte unblanked.
+         return "a\n|-|\n" + Repeat("a\n", n);
+       }},
       {"md/long-table", ContentType::kMarkdown,
        [](size_t n) { return "words before\n\n|a|b|\n|-|-|\n" + Repeat("|x|y|\n", n); }},
       {"md/image-brackets", ContentType::kMarkdown, [](size_t n) { return Repeat("![[]()", n); }},
