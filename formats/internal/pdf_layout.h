@@ -1,0 +1,52 @@
+// The PDF reader's lines and their layout (formats/pdf.cc, pdf_layout.cc); internal to
+// formats/.
+#ifndef RPSUM_FORMATS_INTERNAL_PDF_LAYOUT_H_
+#define RPSUM_FORMATS_INTERNAL_PDF_LAYOUT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "formats/formats.h"
+
+namespace rpsum::formats::internal {
+
+struct Word {
+  std::string text;
+  Box box;
+  double font_size = 0;
+  bool soft_hyphen_end = false;  // ended in U+00AD: a hyphenation point, shown at a line end
+};
+
+struct Line {
+  std::vector<Word> words;  // left to right
+  Box box;
+  double font_size = 0;  // the largest of its words'
+  int32_t page = 0;      // 1-based
+  bool margin = false;   // in the top or bottom tenth of its page
+  bool dropped = false;
+  std::string Text() const {
+    std::string t;
+    for (const Word& w : words) {
+      if (!t.empty()) t += ' ';
+      t += w.text;
+    }
+    return t;
+  }
+};
+
+// Grows `a` to hold `b`.
+void Extend(Box* a, const Box& b);
+
+// A line of `words` (left to right) on `page`: their box and largest font size.
+Line LineOf(std::vector<Word> words, int32_t page);
+
+// A page's kept lines in reading order: between lines that cross a column gutter (a title over
+// both columns), each column top to bottom, then the next column. The lines are moved from, not
+// copied (a word is held once while the document is laid out). Linear in the page's words and
+// width; more than 7 gutters read the page as one column.
+void ColumnsInReadingOrder(const std::vector<Line*>& lines, std::vector<Line>* out);
+
+}  // namespace rpsum::formats::internal
+
+#endif  // RPSUM_FORMATS_INTERNAL_PDF_LAYOUT_H_

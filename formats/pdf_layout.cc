@@ -1,0 +1,167 @@
+// Column layout of a PDF page's lines (formats/internal/pdf_layout.h).
+#include "formats/internal/pdf_layout.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+namespace rpsum::formats::internal {
+
+void Extend(Box* a, const Box& b) {
+  a->x0 = std::min(a->x0, b.x0);
+  a->y0 = std::min(a->y0, b.y0);
+  a->x1 = std::max(a->x1, b.x1);
+  a->y1 = std::max(a->y1, b.y1);
+}
+
+Line LineOf(std::vector<Word> words, int32_t page) {
+  Line l;
+  l.page = page;
+  l.box = words.front().box;
+  for (const Word& w : words) {
+    Extend(&l.box, w.box);
+    l.font_size = std::max(l.font_size, w.font_size);
+  }
+  l.words = std::move(words);
+  return l;
+}
+
+namespace {
+
+// The bins [first, end) a box covers on a page's axis from `lo`: bin b holds x in [lo + b, lo + b +
+// 1).
+std::pair<size_t, size_t> Bins(const Box& box, double lo, size_t bins) {
+  const auto first = static_cast<size_t>(std::max(0.0, box.x0 - lo));
+  const double end = std::ceil(box.x1 - lo);
+  return {std::min(first, bins), end <= 0 ? 0 : std::min(bins, static_cast<size_t>(end))};
+}
+
+// How many lines cover each bin: per line the union of its words' spans, added to a difference
+// array (words + bins per line, where marking every bin a word covers cost lines x bins).
+std::vector<int> Coverage(const std::vector<const Line*>& lines, double lo, size_t bins) {
+  std::vector<int> diff(bins + 1, 0);
+  std::vector<std::pair<size_t, size_t>> spans;
+  for (const Line* l : lines) {
+    spans.clear();
+    for (const Word& w : l->words) {
+      const auto span = Bins(w.box, lo, bins);
+      if (span.first < span.second) spans.push_back(span);
+    }
+    std::sort(spans.begin(), spans.end());
+    bool open = false;
+    size_t b = 0, e = 0;
+    for (const auto& [sb, se] : spans) {
+      if (open && sb <= e) {
+        e = std::max(e, se);
+        continue;
+      }
+      if (open) {
+        ++diff[b];
+        --diff[e];
+      }
+      b = sb;
+      e = se;
+      open = true;
+    }
+    if (open) {
+      ++diff[b];
+      --diff[e];
+    }
+  }
+  std::vector<int> cover(bins, 0);
+  int run = 0;
+  for (size_t b = 0; b < bins; ++b) cover[b] = run += diff[b];
+  return cover;
+}
+
+constexpr size_t kMaxGutters = 7;
+
+// Column gutters of a page: x ranges at least 8 points wide, inside its text, that at most
+// one line in twenty crosses, with a quarter of the lines on each side. Linear in the page's
+// words and width (the counts of lines on each side by binary search).
+std::vector<std::pair<double, double>> Gutters(const std::vector<const Line*>& lines) {
+  std::vector<std::pair<double, double>> gutters;
+  if (lines.size() < 6) return gutters;
+  double lo = 1e9, hi = -1e9;
+  std::vector<double> starts, ends;
+  for (const Line* l : lines) {
+    lo = std::min(lo, l->box.x0);
+    hi = std::max(hi, l->box.x1);
+    starts.push_back(l->box.x0);
+    ends.push_back(l->box.x1);
+  }
+  if (!(hi - lo > 50) || hi - lo > 1e5) return gutters;
+  std::sort(starts.begin(), starts.end());
+  std::sort(ends.begin(), ends.end());
+  const auto bins = static_cast<size_t>(hi - lo) + 1;
+  const std::vector<int> cover = Coverage(lines, lo, bins);
+  const auto n = static_cast<int>(lines.size());
+  size_t b = 0;
+  while (b < bins) {
+    if (cover[b] * 20 > n) {
+      ++b;
+      continue;
+    }
+    size_t e = b;
+    while (e < bins && cover[e] * 20 <= n) ++e;
+    const double x0 = lo + static_cast<double>(b), x1 = lo + static_cast<double>(e);
+    const auto left = std::lower_bound(starts.begin(), starts.end(), x0) - starts.begin();
+    const auto right = ends.end() - std::upper_bound(ends.begin(), ends.end(), x1);
+    if (x1 - x0 >= 8 && 4 * left >= n && 4 * right >= n) gutters.emplace_back(x0, x1);
+    b = e;
+  }
+  // More columns than a page of prose has: a table or scattered words, read as one column
+  // (which also bounds the work per line by the number of columns).
+  if (gutters.size() > kMaxGutters) gutters.clear();
+  return gutters;
+}
+
+// The column of a word left of the first gutter that ends after its start (gutters ascend and
+// do not overlap), and whether the word crosses that gutter.
+size_t ColumnOf(const std::vector<std::pair<double, double>>& gutters, const Box& box,
+                bool* crosses) {
+  const auto it = std::upper_bound(gutters.begin(), gutters.end(), box.x0,
+                                   [](double x, const auto& g) { return x < g.second; });
+  *crosses = it != gutters.end() && box.x1 > it->first;
+  return static_cast<size_t>(it - gutters.begin());
+}
+
+}  // namespace
+
+void ColumnsInReadingOrder(const std::vector<Line*>& lines, std::vector<Line>* out) {
+  const std::vector<std::pair<double, double>> gutters =
+      Gutters(std::vector<const Line*>(lines.begin(), lines.end()));
+  std::vector<std::vector<Line>> columns(gutters.size() + 1);
+  auto flush = [&] {
+    for (auto& c : columns) {
+      for (Line& l : c) out->push_back(std::move(l));
+      c.clear();
+    }
+  };
+  std::vector<size_t> column_of;
+  for (Line* l : lines) {
+    bool spans = false;
+    column_of.clear();
+    for (const Word& w : l->words) {
+      bool crosses = false;
+      column_of.push_back(ColumnOf(gutters, w.box, &crosses));
+      spans |= crosses;
+    }
+    if (spans) {
+      flush();
+      out->push_back(std::move(*l));
+      continue;
+    }
+    std::vector<std::vector<Word>> parts(columns.size());
+    for (size_t i = 0; i < l->words.size(); ++i) {
+      parts[column_of[i]].push_back(std::move(l->words[i]));
+    }
+    for (size_t c = 0; c < parts.size(); ++c) {
+      if (!parts[c].empty()) columns[c].push_back(LineOf(std::move(parts[c]), l->page));
+    }
+  }
+  flush();
+}
+
+}  // namespace rpsum::formats::internal
