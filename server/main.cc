@@ -55,6 +55,9 @@ ABSL_FLAG(int, large_prepare_threads, 1,
           "threads that prepare documents over --large_document_bytes (0: the same threads)");
 ABSL_FLAG(uint64_t, large_document_bytes, 256u << 10,
           "documents of more bytes are prepared on the large-document threads");
+ABSL_FLAG(int, small_read_budget_ms, 100,
+          "a smaller document still being read after this long (a PDF drawing far more than its "
+          "bytes) is read again on the large-document threads");
 ABSL_FLAG(int, max_batch_size, 0,
           "requests per batch at most (1: no batching; 0: 1 on CPU, 8 on CUDA; on CPU batching "
           "costs throughput, see docs/benchmarks.md)");
@@ -232,6 +235,7 @@ ServiceOptions ServiceOptionsFromFlags(const std::string& token) {
   opts.server_version = kVersion;
   opts.request_log = absl::GetFlag(FLAGS_request_log);
   opts.large_document_bytes = absl::GetFlag(FLAGS_large_document_bytes);
+  opts.small_read_budget = absl::Milliseconds(absl::GetFlag(FLAGS_small_read_budget_ms));
   return opts;
 }
 

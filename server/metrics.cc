@@ -164,7 +164,13 @@ Metrics::Metrics(const BuildInfo& build)
                .Name("rpsum_oom_retries_total")
                .Help("Batches split in halves after running out of memory.")
                .Register(*registry_)
-               .Add({})) {
+               .Add({})),
+      moved_(prometheus::BuildCounter()
+                 .Name("rpsum_prepare_moved_total")
+                 .Help("Documents read again on the large-document pool after overrunning the "
+                       "small documents' read budget.")
+                 .Register(*registry_)
+                 .Add({})) {
   prometheus::BuildGauge()
       .Name("rpsum_build_info")
       .Help("Build and runtime of this server (value 1).")
@@ -215,6 +221,7 @@ void Metrics::OnBatch(const BatchInfo& info) {
 void Metrics::OnQueueWait(absl::Duration wait) { queue_wait_.Observe(absl::ToDoubleSeconds(wait)); }
 
 void Metrics::OnOomSplit() { oom_.Increment(); }
+void Metrics::OnMovedToLargePool() { moved_.Increment(); }
 
 std::shared_ptr<prometheus::Collectable> MakeProcessCollector() {
   return std::make_shared<ProcessCollector>();

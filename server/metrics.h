@@ -36,6 +36,8 @@ class Metrics : public SchedulerObserver {
   void OnPrepared(double seconds, int64_t tokens, int64_t clip_distance);
   // Text extracted from a Markdown, HTML or PDF document (`format`: markdown, html, pdf).
   void OnExtracted(const std::string& format, double seconds);
+  // A document that overran the small documents' read budget, read again on the large pool.
+  void OnMovedToLargePool();
   void SetDraining(bool draining);
   // The admission limits (--max_queue_requests, --max_queue_cost), exported so that alerts and
   // dashboards can show the queue as a fraction of what it may hold.
@@ -68,6 +70,7 @@ class Metrics : public SchedulerObserver {
   prometheus::Gauge& queue_limit_requests_;
   prometheus::Gauge& queue_limit_cost_;
   prometheus::Counter& oom_;
+  prometheus::Counter& moved_;
 };
 
 // A collectable with process_cpu_seconds_total, process_resident_memory_bytes,

@@ -212,11 +212,12 @@ std::shared_ptr<SummarizerService::Call> SummarizerService::Begin(
 }
 
 void SummarizerService::PrepareThen(const std::shared_ptr<Call>& call,
-                                    std::function<void(const std::shared_ptr<Call>&)> then) {
+                                    std::function<void(const std::shared_ptr<Call>&)> then,
+                                    bool large) {
   // Large documents wait for their own threads: small ones never queue behind them.
   uint64_t bytes = call->plan.input.document.size();
   for (std::string_view u : call->plan.input.units) bytes += u.size();
-  const bool large = large_pool_ != nullptr && bytes > options_.large_document_bytes;
+  large = large_pool_ != nullptr && (large || bytes > options_.large_document_bytes);
   ThreadPool* pool = large ? large_pool_ : pool_;
   const bool queued = pool->Schedule([this, call, large, then = std::move(then)] {
     if (large) LowerThisThreadsPriority();
@@ -229,7 +230,18 @@ void SummarizerService::PrepareThen(const std::shared_ptr<Call>& call,
     read_options.max_document_bytes = options_.max_document_bytes;
     read_options.limits = options_.extract;
     read_options.limits.deadline = call->info.deadline;
+    // A small document's reading gets a budget: past it, it is read again with the large ones.
+    const bool budgeted = !large && large_pool_ != nullptr;
+    if (budgeted) {
+      read_options.limits.deadline = std::min(call->info.deadline, t0 + options_.small_read_budget);
+    }
     if (absl::Status read = ReadInput(read_options, &call->plan, &call->read); !read.ok()) {
+      if (budgeted && absl::IsDeadlineExceeded(read) && clock_->Now() < call->info.deadline) {
+        if (metrics_ != nullptr) metrics_->OnMovedToLargePool();
+        call->read = {};
+        PrepareThen(call, then, /*large=*/true);
+        return;
+      }
       Finish(call.get(), read);
       return;
     }

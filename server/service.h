@@ -38,6 +38,10 @@ struct ServiceOptions {
   // Documents of more bytes are prepared on the large-document pool, when one is set, so that
   // a few large (or hostile) documents cannot take every preparation thread from small ones.
   uint64_t large_document_bytes = 256u << 10;
+  // A document that the small documents' pool has read for this long without finishing (a PDF
+  // whose pages draw far more than its bytes: they may share one content stream) is read again
+  // on the large-document pool, so that no request holds a small documents' thread for longer.
+  absl::Duration small_read_budget = absl::Milliseconds(100);
 };
 
 // A request as any transport (gRPC, HTTP) presents it.
@@ -107,9 +111,10 @@ class SummarizerService final : public v1::Summarizer::CallbackService {
   std::shared_ptr<Call> Begin(const char* method, CallInfo info,
                               const v1::SummarizeRequest* request, Done done);
   // On the preparation pool: prepares the call's input and picks k, then runs `then`; answers
-  // the call itself on cancellation, preparation errors or a full pool.
+  // the call itself on cancellation, preparation errors or a full pool. `large`: on the
+  // large-document pool whatever the document's size (it overran small_read_budget).
   void PrepareThen(const std::shared_ptr<Call>& call,
-                   std::function<void(const std::shared_ptr<Call>&)> then);
+                   std::function<void(const std::shared_ptr<Call>&)> then, bool large = false);
   void Finish(Call* call, const absl::Status& status);
   void LogRequest(const Call& call, const absl::Status& status, double seconds) const;
   Done GrpcDone(grpc::CallbackServerContext* ctx, grpc::ServerUnaryReactor* reactor);

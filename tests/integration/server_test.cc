@@ -32,6 +32,7 @@
 #include "server/http.h"
 #include "server/service.h"
 #include "testing/fake_summarizer.h"
+#include "testing/hostile_inputs.h"
 #include "testing/source_dir.h"
 
 namespace rpsum::server {
@@ -89,6 +90,7 @@ struct ServerParts {
   std::unique_ptr<Metrics> metrics;
   std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<ThreadPool> pool;
+  std::unique_ptr<ThreadPool> large_pool;  // ServerSetup::large_pool
   std::unique_ptr<SummarizerService> service;
   std::unique_ptr<grpc::Server> server;
   int port = 0;
@@ -98,6 +100,7 @@ struct ServerParts {
 
 struct ServerSetup {
   bool fake = false;
+  bool large_pool = false;  // a large-document pool, as rpsum-server has
   ServiceOptions service;
   SchedulerOptions scheduler;
   std::shared_ptr<grpc::ServerCredentials> creds = grpc::InsecureServerCredentials();
@@ -129,6 +132,10 @@ std::unique_ptr<ServerParts> StartServer(ServerSetup s) {
   p->pool = std::make_unique<ThreadPool>(2, 64);
   p->service = std::make_unique<SummarizerService>(s.service, p->model, p->scheduler.get(),
                                                    p->pool.get(), p->metrics.get(), Clock::Real());
+  if (s.large_pool) {
+    p->large_pool = std::make_unique<ThreadPool>(1, 16);
+    p->service->SetLargeDocumentPool(p->large_pool.get());
+  }
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder b;
   b.AddListeningPort("127.0.0.1:0", s.creds, &p->port);
@@ -928,6 +935,49 @@ int WordEquivalents(const std::string& text) { return model::CountWords(text); }
 // sentence points into it and back into the original, and every bad document gets
 // INVALID_ARGUMENT with its reason while the server goes on serving. The fake model: this test
 // runs in the sanitizer builds too.
+// A small document that draws far more than its bytes (40 pages sharing one content stream of
+// 7,800 words, 80 KB) overruns the small documents' read budget and is read again on the
+// large-document pool, so that it holds a small documents' thread no longer than the budget; a
+// small text is not moved.
+TEST(Server, ASlowSmallDocumentIsReadAgainOnTheLargePool) {
+  ServerSetup setup;
+  setup.fake = true;
+  setup.large_pool = true;
+  setup.service.small_read_budget = absl::Milliseconds(1);
+  auto s = StartServer(setup);
+  ASSERT_NE(s, nullptr);
+  const auto moved = [&] {
+    double n = -1;
+    for (const auto& f : s->metrics->registry()->Collect()) {
+      if (f.name == "rpsum_prepare_moved_total") n = f.metric.at(0).counter.value;
+    }
+    return n;
+  };
+  auto stub = v1::Summarizer::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(s->port),
+                                                          grpc::InsecureChannelCredentials()));
+  std::string pdf;
+  for (const auto& f : test::HostileFamilies()) {
+    if (std::string_view(f.name) == "pdf/shared-contents") pdf = f.make(4000);
+  }
+  ASSERT_GT(pdf.size(), 60000U);
+  ASSERT_LT(pdf.size(), setup.service.large_document_bytes);
+  v1::SummarizeRequest req;
+  req.set_document(pdf);
+  req.set_truncation(v1::TRUNCATION_HEAD);
+  v1::SummarizeResponse r;
+  grpc::ClientContext ctx;
+  const grpc::Status st = stub->Summarize(&ctx, req, &r);
+  EXPECT_TRUE(st.ok()) << st.error_message();
+  EXPECT_EQ(r.pages(), 40U);
+  EXPECT_EQ(moved(), 1);
+
+  v1::SummarizeRequest text;
+  text.set_document("The cache keeps recent pages. It evicts the oldest. It warms at start.");
+  grpc::ClientContext ctx2;
+  EXPECT_TRUE(stub->Summarize(&ctx2, text, &r).ok());
+  EXPECT_EQ(moved(), 1);
+}
+
 TEST(Server, DocumentFormatsAndTheirBadInputs) {
   ServerSetup setup;
   setup.fake = true;
