@@ -1,12 +1,12 @@
 // bench/select: the served selection's cost per request (model::SelectSummary, docs/design.md
 // section 2, step 6) on one thread: greedy, reranked on the hand features (v2.3's scoring.rerank
 // off = greedy), and reranked with the net_* features reading 192-wide unit states (v2.4), side
-// by side in one run, on documents of about 2,000 and 10,000 words built from docs/sample.md,
-// at budgets of 100 and 250 words. Scores and states are seeded random numbers: the cost does
-// not depend on their values beyond which units lead. Medians of 31 runs. The last columns
-// compare the v2.4 case with every one of the 17 reranking features computed, as selection did
-// until it computed only the features with a weight (model/model_config.h RerankFeaturesRead):
-// both choose the same summary, or it exits 1.
+// by side in one run, on documents of about 2,000 and 10,000 words built from
+// bench/data/sample.txt, at budgets of 100 and 250 words. Scores and states are seeded random
+// numbers: the cost does not depend on their values beyond which units lead. Medians of 31 runs.
+// The last columns compare the v2.4 case with every one of the 17 reranking features computed, as
+// selection did until it computed only the features with a weight (model/model_config.h
+// RerankFeaturesRead): both choose the same summary, or it exits 1.
 //   usage: bench-select SAMPLE_TEXT_FILE > bench/results/select.md
 #include "model/select.h"
 

@@ -1,5 +1,6 @@
 #include "formats/formats.h"
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <sstream>
@@ -153,6 +154,30 @@ TEST(Markdown, ExtractsTheTrainedTextForm) {
   ASSERT_TRUE(src.has_value());
   EXPECT_EQ(kMarkdown.substr(src->begin, src->end - src->begin),
             "docs](https://example.com/docs.html).");
+}
+
+// The sample document scripts/run summarizes first is Markdown as people write it: each heading
+// reads as a line of its own, never glued to the sentence after it (as the corpus's text form
+// read as Markdown was: "Goals Keep the latency of short requests ...").
+TEST(Markdown, TheSampleDocumentsHeadingsStandAlone) {
+  std::ifstream in(TestSourceDir() + "/docs/sample.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string doc = ss.str();
+  const auto x = Extract(doc, ContentType::kMarkdown, {});
+  ASSERT_TRUE(x.ok()) << x.status();
+  std::vector<std::string> lines;
+  std::istringstream text(x->text);
+  for (std::string l; std::getline(text, l);) lines.push_back(l);
+  int headings = 0;
+  std::istringstream source(doc);
+  for (std::string l; std::getline(source, l);) {
+    if (l.rfind('#', 0) != 0) continue;
+    ++headings;
+    const std::string title = l.substr(l.find_first_not_of("# "));
+    EXPECT_NE(std::find(lines.begin(), lines.end(), title), lines.end()) << title;
+  }
+  EXPECT_GE(headings, 5);
 }
 
 TEST(Markdown, KeepsNoMarkupAtAll) {
