@@ -345,8 +345,8 @@ absl::Status AppendPart(cmark_node* root, const LineStarts& line_offset, int64_t
 // Plain parts. A part of plain lines (paragraphs and bullet items of words and ordinary
 // punctuation at the left margin, blank lines between) holds no construct but paragraphs and
 // lists, and its text is its lines' words: it is read here, making the calls the walker above
-// makes on cmark's tree of it (tested against it: ScanTest.PlainPartsReadAsCmarkReadsThem), at a
-// fraction of cmark's cost per node. A document of one-word lines or items was 4x to 6x a prose
+// makes on cmark's tree of it (tested against it: MarkdownScan.PlainPartsReadAsCmarkReadsThem), at
+// a fraction of cmark's cost per node. A document of one-word lines or items was 4x to 6x a prose
 // document per byte through cmark.
 bool IsPlainChar(unsigned char c) {
   // Not: inline markup (* _ ` [ ] < > & \ ~), table pipes, tabs and control characters.
@@ -357,6 +357,11 @@ bool IsPlainChar(unsigned char c) {
     return t;
   }();
   return kPlain[c];
+}
+
+// A blank line: empty, or spaces alone.
+bool IsBlankPlainLine(std::string_view line) {
+  return line.find_first_not_of(' ') == std::string_view::npos;
 }
 
 // Where a plain line's words start (after a bullet marker: 2), or npos when the line does not
@@ -389,10 +394,11 @@ absl::Status AppendPlainPart(std::string_view part, uint64_t begin, const Extrac
     size_t e = part.find('\n', s);
     if (e == std::string_view::npos) e = part.size();
     const std::string_view line = part.substr(s, e - s);
-    const size_t words = line.empty() ? 0 : PlainLineWords(line);
-    if (line.empty() || words > 0 || !open) {  // a blank line or a bullet item ends a paragraph
+    const bool blank = IsBlankPlainLine(line);
+    const size_t words = blank ? 0 : PlainLineWords(line);
+    if (blank || words > 0 || !open) {  // a blank line or a bullet item ends a paragraph
       if (open) b.EndBlock();
-      open = !line.empty();
+      open = !blank;
       if (open) {
         b.EndBlock();
         cursor = begin + s;
@@ -402,7 +408,7 @@ absl::Status AppendPlainPart(std::string_view part, uint64_t begin, const Extrac
           size_t ne = part.find('\n', next + 1);
           if (ne == std::string_view::npos) ne = part.size();
           const std::string_view l = part.substr(next + 1, ne - next - 1);
-          if (l.empty() || PlainLineWords(l) > 0) break;
+          if (IsBlankPlainLine(l) || PlainLineWords(l) > 0) break;
           next = ne;
         }
         limit = begin + std::min(next + 1, part.size());
@@ -431,7 +437,7 @@ bool IsPlainMarkdownPart(std::string_view part) {
     size_t e = part.find('\n', b);
     if (e == std::string_view::npos) e = part.size();
     const std::string_view line = part.substr(b, e - b);
-    if (!line.empty() && PlainLineWords(line) == std::string_view::npos) return false;
+    if (!IsBlankPlainLine(line) && PlainLineWords(line) == std::string_view::npos) return false;
     for (const char c : line) {
       if (!IsPlainChar(static_cast<unsigned char>(c))) return false;
     }

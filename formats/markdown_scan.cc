@@ -204,10 +204,17 @@ int HeaderCells(std::string_view line) {
   return EndsTable(line) ? -1 : 1;
 }
 
-// Blanks every GFM table at the top level (not inside a quote or list) with spaces.
+// Paragraph lines before a delimiter row that cmark-gfm may read as a table's header: it parses
+// the whole paragraph as one row to find the header (appending each line's cell to a list it
+// walks from its head: the square of the lines), so a longer paragraph's delimiter row is blanked.
+constexpr int kMaxHeaderParagraphLines = 64;
+
+// Blanks every GFM table at the top level (not inside a quote or list) with spaces, and any
+// delimiter row under a paragraph of more than kMaxHeaderParagraphLines lines.
 void BlankTables(std::string* doc) {
   std::string& d = *doc;
   size_t prev_b = std::string::npos, prev_e = 0;  // the line before: a header row?
+  int paragraph_lines = 0;                        // non-blank lines since the last blank one
   for (size_t b = 0; b < d.size();) {
     size_t e = d.find('\n', b);
     if (e == std::string::npos) e = d.size();
@@ -229,9 +236,22 @@ void BlankTables(std::string* doc) {
         }
         b = end + 1;
         prev_b = std::string::npos;
+        paragraph_lines = 0;
         continue;
       }
     }
+    size_t content = 0;
+    ContainerDepth(line, &content);
+    const std::string_view rest = line.substr(content);
+    if (paragraph_lines > kMaxHeaderParagraphLines && IsDelimiterRow(rest) && Cells(rest) > 0) {
+      for (size_t i = b + content; i < e; ++i) d[i] = ' ';  // now a blank line: no table
+      paragraph_lines = 0;
+      prev_b = std::string::npos;
+      b = e + 1;
+      continue;
+    }
+    const bool blank = line.find_first_not_of(" \t\r>", content) == std::string_view::npos;
+    paragraph_lines = blank ? 0 : paragraph_lines + 1;
     prev_b = HeaderCells(line) > 0 ? b : std::string::npos;
     prev_e = e;
     b = e + 1;

@@ -199,6 +199,13 @@ inline const std::vector<HostileFamily>& HostileFamilies() {
          // reads every following line as a row, at 19x a prose document per byte unblanked.
          return "a\n|-|\n" + Repeat("a\n", n);
        }},
+      {"md/paragraph-then-delimiter", ContentType::kMarkdown,
+       [](size_t n) {
+         // (Slow-input fuzzing) a long paragraph, then a delimiter row of another width:
+         // cmark-gfm parses the whole paragraph as one header row, appending each line's cell
+         // to a list it walks from its head (the square of the lines).
+         return Repeat("a\n", n) + "-|-|-\n";
+       }},
       {"md/long-table", ContentType::kMarkdown,
        [](size_t n) { return "words before\n\n|a|b|\n|-|-|\n" + Repeat("|x|y|\n", n); }},
       {"md/image-brackets", ContentType::kMarkdown, [](size_t n) { return Repeat("![[]()", n); }},
