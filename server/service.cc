@@ -86,7 +86,8 @@ struct SummarizerService::Call {
   model::PreparedDocument prepared;
   int64_t k = 0;
   absl::Time prepared_at;
-  BatchInfo batch;  // queue wait and model time, once the model ran
+  BatchInfo batch;     // queue wait and model time, once the model ran
+  bool large = false;  // prepared on the large-document pool: its selection runs there too
   std::atomic<bool> finished{false};
 };
 
@@ -219,6 +220,7 @@ void SummarizerService::PrepareThen(const std::shared_ptr<Call>& call,
   for (std::string_view u : call->plan.input.units) bytes += u.size();
   large = large_pool_ != nullptr && (large || bytes > options_.large_document_bytes);
   ThreadPool* pool = large ? large_pool_ : pool_;
+  call->large = large;
   const bool queued = pool->Schedule([this, call, large, then = std::move(then)] {
     if (large) LowerThisThreadsPriority();
     if (call->info.cancelled && call->info.cancelled()) {
@@ -311,8 +313,9 @@ void SummarizerService::HandleSummarize(CallInfo info, const v1::SummarizeReques
         return;
       }
       // The selection (tens of milliseconds with a summary-level reranking) runs on the
-      // preparation pool, so the model's worker goes on to the next batch; inline only when the
-      // pool cannot take it (full or stopping), since the request must be answered.
+      // preparation pool the document was prepared on (a large one's sentences can be long), so
+      // the model's worker goes on to the next batch; inline only when the pool cannot take it
+      // (full or stopping), since the request must be answered.
       auto result = std::make_shared<model::DocumentScores>(*std::move(scores));
       auto select = [this, call, result, info] {
         const absl::Time s0 = clock_->Now();
@@ -330,7 +333,8 @@ void SummarizerService::HandleSummarize(CallInfo info, const v1::SummarizeReques
         t->set_total_us(absl::ToInt64Microseconds(end - call->start));
         Finish(call.get(), absl::OkStatus());
       };
-      if (!pool_->Schedule(select)) select();
+      ThreadPool* pool = call->large ? large_pool_ : pool_;
+      if (!pool->Schedule(select)) select();
     };
     const absl::Status submitted = scheduler_->Submit(std::move(job));
     if (!submitted.ok()) Finish(call.get(), submitted);
