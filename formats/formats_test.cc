@@ -172,7 +172,7 @@ TEST(Markdown, TheSampleDocumentsHeadingsStandAlone) {
   int headings = 0;
   std::istringstream source(doc);
   for (std::string l; std::getline(source, l);) {
-    if (l.rfind('#', 0) != 0) continue;
+    if (l.empty() || l[0] != '#') continue;
     ++headings;
     const std::string title = l.substr(l.find_first_not_of("# "));
     EXPECT_NE(std::find(lines.begin(), lines.end(), title), lines.end()) << title;
