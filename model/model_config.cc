@@ -45,7 +45,6 @@ absl::Status Range(absl::string_view key, int64_t v, int64_t lo, int64_t hi) {
 }  // namespace
 
 int64_t ClipPolicy::Pick(int64_t length) const {
-  if (fixed > 0) return fixed;
   const int64_t target = std::clamp<int64_t>(length / std::max<int64_t>(ratio, 1), min, max);
   int64_t k = buckets.empty() ? target : buckets.front();
   for (int64_t b : buckets) {
@@ -55,7 +54,6 @@ int64_t ClipPolicy::Pick(int64_t length) const {
 }
 
 std::string ClipPolicy::Describe() const {
-  if (fixed > 0) return absl::StrCat("fixed k = ", fixed);
   return absl::StrCat("k = largest of {", absl::StrJoin(buckets, ","), "} <= clamp(L/", ratio, ", ",
                       min, ", ", max, ")");
 }
@@ -79,16 +77,7 @@ std::string AttentionConfig::DescribeWindows() const {
 }
 
 std::vector<int64_t> ModelConfig::HeadClips(int64_t k) const {
-  std::vector<int64_t> out(architecture.heads, k);
-  const auto& m = architecture.head_clip_multipliers;
-  for (size_t h = 0; h < out.size() && h < m.size(); ++h) {
-    out[h] = std::min(k * m[h], architecture.max_clip_distance);
-  }
-  return out;
-}
-
-bool UsesRelativePositions(const Architecture& architecture) {
-  return architecture.positions == "relative";
+  return std::vector<int64_t>(architecture.heads, k);
 }
 
 std::bitset<kNumRerankFeatures> RerankFeaturesRead(const RerankConfig& rerank) {
@@ -154,21 +143,6 @@ absl::Status ValidateArchitecture(const Architecture& a) {
   if (!(a.dropout >= 0 && a.dropout < 1)) {
     return absl::InvalidArgumentError("config.json: architecture.dropout outside [0, 1)");
   }
-  if (!a.head_clip_multipliers.empty() &&
-      static_cast<int64_t>(a.head_clip_multipliers.size()) != a.heads) {
-    return absl::InvalidArgumentError(
-        "config.json: architecture.head_clip_multipliers needs one entry per head");
-  }
-  for (int64_t m : a.head_clip_multipliers) {
-    RPSUM_RETURN_IF_ERROR(Range("architecture.head_clip_multipliers[]", m, 1, 1024));
-  }
-  if (a.positions != "relative" && a.positions != "sinusoidal" && a.positions != "learned" &&
-      a.positions != "none") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("config.json: architecture.positions is '", a.positions,
-                     "'; it must be relative, sinusoidal, learned or none"));
-  }
-  RPSUM_RETURN_IF_ERROR(Range("architecture.max_positions", a.max_positions, 1, 1 << 20));
   return absl::OkStatus();
 }
 
@@ -179,7 +153,6 @@ absl::Status ValidateServing(const ModelConfig& config) {
   RPSUM_RETURN_IF_ERROR(Range("clip_policy.ratio", c.ratio, 1, 1 << 20));
   RPSUM_RETURN_IF_ERROR(Range("clip_policy.min", c.min, 1, a.max_clip_distance));
   RPSUM_RETURN_IF_ERROR(Range("clip_policy.max", c.max, c.min, a.max_clip_distance));
-  RPSUM_RETURN_IF_ERROR(Range("clip_policy.fixed", c.fixed, 0, a.max_clip_distance));
   for (int64_t b : c.buckets) {
     RPSUM_RETURN_IF_ERROR(Range("clip_policy.buckets[]", b, 1, a.max_clip_distance));
   }
@@ -241,12 +214,25 @@ absl::Status ModelConfig::Validate() const {
 
 namespace {
 
+// A key of a study that was removed (kStudiesRemovedAfter): accepted at the value every shipped
+// config holds, refused otherwise, naming the commit that still serves it.
+absl::Status RefuseStudy(const json& section, const char* key, const json& shipped) {
+  if (!section.contains(key) || section.at(key) == shipped) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("config.json: ", key, " = ", section.at(key).dump(),
+                   " asks for a study variant that rpsum no longer serves (removed after commit ",
+                   kStudiesRemovedAfter, "); serve this checkpoint with rpsum at that commit"));
+}
+
 absl::Status ReadArchitecture(const json& a, Architecture* r) {
   RPSUM_RETURN_IF_ERROR(
       CheckKeys(a, "architecture",
                 {"vocab_size", "hidden_size", "heads", "ffn_size", "token_layers", "unit_layers",
                  "max_clip_distance", "unit_clip_distance", "num_features", "feature_columns",
                  "dropout", "head_clip_multipliers", "positions", "max_positions"}));
+  RPSUM_RETURN_IF_ERROR(RefuseStudy(a, "head_clip_multipliers", json::array()));
+  RPSUM_RETURN_IF_ERROR(RefuseStudy(a, "positions", "relative"));
+  RPSUM_RETURN_IF_ERROR(RefuseStudy(a, "max_positions", 4096));
   Read(a, "vocab_size", &r->vocab_size);
   Read(a, "hidden_size", &r->hidden_size);
   Read(a, "heads", &r->heads);
@@ -258,9 +244,6 @@ absl::Status ReadArchitecture(const json& a, Architecture* r) {
   Read(a, "num_features", &r->num_features);
   Read(a, "feature_columns", &r->feature_columns);
   Read(a, "dropout", &r->dropout);
-  Read(a, "head_clip_multipliers", &r->head_clip_multipliers);
-  Read(a, "positions", &r->positions);
-  Read(a, "max_positions", &r->max_positions);
   return absl::OkStatus();
 }
 
@@ -293,7 +276,7 @@ absl::Status ReadServing(const json& j, ModelConfig* c) {
     Read(p, "min", &c->clip_policy.min);
     Read(p, "max", &c->clip_policy.max);
     Read(p, "buckets", &c->clip_policy.buckets);
-    Read(p, "fixed", &c->clip_policy.fixed);
+    RPSUM_RETURN_IF_ERROR(RefuseStudy(p, "fixed", 0));
   }
   if (j.contains("attention")) {
     const json& t = j.at("attention");
@@ -425,15 +408,14 @@ std::string ModelConfig::ToJson() const {
                        {"max_clip_distance", a.max_clip_distance},
                        {"unit_clip_distance", a.unit_clip_distance},
                        {"num_features", a.num_features},
-                       {"dropout", a.dropout},
-                       {"head_clip_multipliers", a.head_clip_multipliers}};
+                       {"dropout", a.dropout}};
   // Written only when set, so the configs of models that read the first columns stay as they were.
   if (!a.feature_columns.empty()) j["architecture"]["feature_columns"] = a.feature_columns;
-  if (a.positions != "relative") j["architecture"]["positions"] = a.positions;
-  if (a.positions == "learned") j["architecture"]["max_positions"] = a.max_positions;
-  j["clip_policy"] = {{"ratio", clip_policy.ratio}, {"min", clip_policy.min},
-                      {"max", clip_policy.max},     {"buckets", clip_policy.buckets},
-                      {"fixed", clip_policy.fixed}, {"describe", clip_policy.Describe()}};
+  j["clip_policy"] = {{"ratio", clip_policy.ratio},
+                      {"min", clip_policy.min},
+                      {"max", clip_policy.max},
+                      {"buckets", clip_policy.buckets},
+                      {"describe", clip_policy.Describe()}};
   j["attention"] = {{"local_threshold", attention.local_threshold},
                     {"local_window", attention.local_window},
                     {"unit_local_threshold", attention.unit_local_threshold},

@@ -49,21 +49,14 @@ struct Architecture {
   // feature_columns (below) is not empty, those columns (num_features of them, in that order).
   int64_t num_features = kNumFeaturesV1;
   double dropout = 0.1;
-  // Layered clipping: head h uses min(k * head_clip_multipliers[h], K). Empty: all heads k.
-  std::vector<int64_t> head_clip_multipliers;
   // The feature columns the unit layers read (see num_features); empty: the first ones.
   std::vector<int64_t> feature_columns;
-  // Where the network learns order from (docs/design.md, section 3): "relative" (the
-  // shipped model: relative keys and values, no absolute positions); "sinusoidal" or "learned"
-  // absolute positions added to the token embeddings and to the unit vectors, with the relative
-  // tables tied to their distance-0 row (train/training.h TieRelativeTables); "none": tied
-  // tables alone. Learned tables hold max_positions rows; later positions read the last row.
-  std::string positions = "relative";
-  int64_t max_positions = 4096;
 };
 
-// Whether a checkpoint trains and reads its relative tables at clip distances above 0.
-bool UsesRelativePositions(const Architecture& architecture);
+// The commit that last ran the position and layered-clipping studies, the fixed-k policy and
+// rpsum-eval's clip-distance and window studies (models/experiments/LOG.md): a checkpoint that
+// asks for one of them is refused with a message naming it.
+inline constexpr char kStudiesRemovedAfter[] = "c882fd2";
 
 // k(L) = the largest bucket <= clamp(L / ratio, min, max); buckets keep batches on few k.
 struct ClipPolicy {
@@ -71,8 +64,6 @@ struct ClipPolicy {
   int64_t min = 2;
   int64_t max = 64;
   std::vector<int64_t> buckets = {2, 4, 8, 16, 32, 64};
-  // Fixed k for every length when > 0 (used by the k-policy study).
-  int64_t fixed = 0;
 
   int64_t Pick(int64_t length) const;
   std::string Describe() const;

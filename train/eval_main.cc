@@ -24,16 +24,6 @@ ABSL_FLAG(int, threads, 2, "torch threads");
 ABSL_FLAG(int, max_input_tokens, 32768, "preparation limit (head truncation past it)");
 ABSL_FLAG(double, centrality_weight, -1,
           "override the checkpoint's scoring.centrality_weight (negative: keep the config's)");
-ABSL_FLAG(std::string, k_study, "",
-          "comma-separated fixed token-level clip distances to compare with the model's policy "
-          "(0: no relative positions, every distance shares the table's centre row)");
-ABSL_FLAG(std::string, unit_k_study, "",
-          "comma-separated unit-level clip distances (at most the model's "
-          "architecture.unit_clip_distance; 0: no unit positions) to compare with it");
-ABSL_FLAG(std::string, window_study, "",
-          "comma-separated token-level block-local windows (tokens each side, 1 or more) to "
-          "compare with the model's attention.local_window on inputs past its local_threshold "
-          "(each at every length: the config's local_windows bands set aside)");
 ABSL_FLAG(std::string, dump, "",
           "write one JSON line per document here: id, source, reference, and per system the "
           "summary and its ROUGE-1/2/Lsum F1 (for error analysis)");
@@ -65,20 +55,6 @@ ABSL_FLAG(std::string, served_windows, "",
 namespace rpsum::train {
 namespace {
 
-// A comma-separated list of clip distances (--k_study, --unit_k_study).
-absl::StatusOr<std::vector<int64_t>> Distances(const char* flag, const std::string& text) {
-  std::vector<int64_t> out;
-  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipEmpty())) {
-    int64_t k = 0;
-    if (!absl::SimpleAtoi(item, &k) || k < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--", flag, ": '", item, "' is not a clip distance (0 or more)"));
-    }
-    out.push_back(k);
-  }
-  return out;
-}
-
 // --served_windows: FROM:WINDOW,... (Validate checks the order and ranges when written).
 absl::StatusOr<std::vector<model::LocalWindowBand>> WindowBands(const std::string& text) {
   std::vector<model::LocalWindowBand> out;
@@ -106,18 +82,6 @@ absl::StatusOr<EvalOptions> OptionsFromFlags() {
   o.max_input_tokens = absl::GetFlag(FLAGS_max_input_tokens);
   o.centrality_weight = absl::GetFlag(FLAGS_centrality_weight);
   o.no_rerank = absl::GetFlag(FLAGS_no_rerank);
-  auto k = Distances("k_study", absl::GetFlag(FLAGS_k_study));
-  if (!k.ok()) return k.status();
-  o.k_study = *std::move(k);
-  auto unit_k = Distances("unit_k_study", absl::GetFlag(FLAGS_unit_k_study));
-  if (!unit_k.ok()) return unit_k.status();
-  o.unit_k_study = *std::move(unit_k);
-  auto windows = Distances("window_study", absl::GetFlag(FLAGS_window_study));
-  if (!windows.ok()) return windows.status();
-  if (std::count(windows->begin(), windows->end(), 0) > 0) {
-    return absl::InvalidArgumentError("--window_study: a window is 1 token or more");
-  }
-  o.window_study = *std::move(windows);
   o.json = absl::GetFlag(FLAGS_json);
   o.dump = absl::GetFlag(FLAGS_dump);
   o.rerank_dump = absl::GetFlag(FLAGS_rerank_dump);

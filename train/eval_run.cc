@@ -86,40 +86,14 @@ void PrintBySource(Tables& t, nlohmann::json* out) {
   }
 }
 
-// One row of a clip-distance study: the served summaries' ROUGE and the model's time.
-void PrintStudyRow(const char* study, const std::string& name, const std::vector<EvalDoc>& docs,
-                   const ModelRun& r, const RerankConfig& rerank, nlohmann::json* out) {
-  RougeMean m;
-  nlohmann::json documents = nlohmann::json::array();
-  for (size_t i = 0; i < docs.size(); ++i) {
-    const RougeScores s =
-        ScoreSummary(docs[i], SummaryFromScores(docs[i], r.scores[i], rerank, r.States(i)));
-    m.Add(s);
-    documents.push_back({{"id", docs[i].record->id},
-                         {"tokens", docs[i].prepared.num_tokens()},
-                         {"rouge1", 100 * s.rouge1.f},
-                         {"rouge2", 100 * s.rouge2.f},
-                         {"rougeLsum", 100 * s.rougeLsum.f},
-                         {"ms", 1000 * r.document_seconds[i]}});
-  }
-  m = m.Mean();
-  std::printf("| %s | %.2f | %.2f | %.2f | %.1f | %.0f |\n", name.c_str(), m.r1, m.r2, m.rlsum,
-              r.seconds, static_cast<double>(r.tokens) / r.seconds);
-  (*out)[study][name] = ToJson(m);
-  (*out)[study][name]["model_seconds"] = r.seconds;
-  (*out)[study][name]["documents"] = std::move(documents);
-}
-
 }  // namespace
 
-ModelRun RunModel(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad, int64_t k_fixed,
+ModelRun RunModel(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
                   bool with_states) {
   ModelRun r;
   with_states = with_states || NeedsUnitStates(ck.config.scoring.rerank);
   for (const EvalDoc& d : docs) {
-    const int64_t k = k_fixed == 0 ? 0
-                                   : ClipDistanceFor(ck.config, d.prepared.num_tokens(),
-                                                     k_fixed == kPolicy ? 0 : k_fixed);
+    const int64_t k = ClipDistanceFor(ck.config, d.prepared.num_tokens(), 0);
     const auto t0 = Clock::now();
     auto s = ScoreDocuments(ck, {&d.prepared}, k, pad, with_states);
     r.document_seconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
@@ -175,63 +149,6 @@ void PrintTables(Tables& t, const ModelRun& run, size_t docs, nlohmann::json* ou
   PrintOverall(t, run, docs, out);
   PrintByLength(t, out);
   PrintBySource(t, out);
-}
-
-void PrintKStudy(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
-                 const ModelRun& run, const std::vector<int64_t>& study, nlohmann::json* out) {
-  std::printf(
-      "\n### Clip distance k (same model; ROUGE and model time)\n\n| k | ROUGE-1 | ROUGE-2 | "
-      "ROUGE-Lsum | model s | tokens/s |\n| --- | --- | --- | --- | --- | --- |\n");
-  std::vector<int64_t> ks = {kPolicy};
-  ks.insert(ks.end(), study.begin(), study.end());
-  for (int64_t k : ks) {
-    const ModelRun r = k == kPolicy ? run : RunModel(ck, docs, pad, k);
-    const std::string name = k == kPolicy ? "policy: " + ck.config.clip_policy.Describe()
-                             : k == 0     ? "0 (no relative positions)"
-                                          : std::to_string(k);
-    PrintStudyRow("k_study", name, docs, r, ck.config.scoring.rerank, out);
-  }
-}
-
-void PrintUnitKStudy(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
-                     const std::vector<int64_t>& ks, nlohmann::json* out) {
-  std::printf(
-      "\n### Unit-level clip distance (same model, token k by policy; ROUGE and model time)\n\n"
-      "| unit k | ROUGE-1 | ROUGE-2 | ROUGE-Lsum | model s | tokens/s |\n"
-      "| --- | --- | --- | --- | --- | --- |\n");
-  for (const int64_t k : ks) {
-    Checkpoint variant = ck;  // shares the module; only the config's unit k differs
-    variant.config.architecture.unit_clip_distance =
-        std::clamp<int64_t>(k, 0, ck.config.architecture.unit_clip_distance);
-    const int64_t used = variant.config.architecture.unit_clip_distance;
-    const std::string name = used == ck.config.architecture.unit_clip_distance
-                                 ? std::to_string(used) + " (the model's)"
-                             : used == 0 ? "0 (no unit positions)"
-                                         : std::to_string(used);
-    PrintStudyRow("unit_k_study", name, docs, RunModel(variant, docs, pad, kPolicy),
-                  ck.config.scoring.rerank, out);
-  }
-}
-
-void PrintWindowStudy(const Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
-                      const std::vector<int64_t>& windows, nlohmann::json* out) {
-  std::printf(
-      "\n### Block-local window past %lld tokens (same model, k by policy; ROUGE and model "
-      "time)\n\n| window | ROUGE-1 | ROUGE-2 | ROUGE-Lsum | model s | tokens/s |\n"
-      "| --- | --- | --- | --- | --- | --- |\n",
-      static_cast<long long>(ck.config.attention.local_threshold));
-  for (const int64_t w : windows) {
-    Checkpoint variant = ck;  // shares the module; only the config's window differs
-    variant.config.attention.local_window = w;
-    variant.config.attention.local_windows.clear();  // one window at every length
-    // A model with bands runs its base window below the first band: the row to compare with.
-    const std::string name = w != ck.config.attention.local_window ? std::to_string(w)
-                             : ck.config.attention.local_windows.empty()
-                                 ? std::to_string(w) + " (the model's)"
-                                 : std::to_string(w) + " (the model's base window)";
-    PrintStudyRow("window_study", name, docs, RunModel(variant, docs, pad, kPolicy),
-                  ck.config.scoring.rerank, out);
-  }
 }
 
 }  // namespace rpsum::train

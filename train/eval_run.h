@@ -32,14 +32,10 @@ struct ModelRun {
   }
 };
 
-// The k of RunModel that runs the config's clip policy.
-inline constexpr int64_t kPolicy = -1;
-
-// Scores every document alone with token-level clip distance `k_fixed`: kPolicy runs the
-// config's policy, 0 no relative positions, k > 0 a fixed k (clamped to the tables). Keeps the
-// unit states with `with_states` or when the checkpoint's reranking reads them.
+// Scores every document alone at the clip distance of the config's policy, as the server does.
+// Keeps the unit states with `with_states` or when the checkpoint's reranking reads them.
 ModelRun RunModel(const net::Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
-                  int64_t k_fixed, bool with_states = false);
+                  bool with_states = false);
 
 // ROUGE means per system: overall, by length bucket, by source.
 struct Tables {
@@ -57,23 +53,6 @@ Tables ScoreSystems(const std::vector<EvalDoc>& docs, const ModelRun& run,
 // The tables: overall (with the model's time), by document length, by source; each also into
 // `out`.
 void PrintTables(Tables& t, const ModelRun& run, size_t docs, nlohmann::json* out);
-
-// The same model at each fixed token-level k of `ks`, against its own policy (`run`).
-void PrintKStudy(const net::Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
-                 const ModelRun& run, const std::vector<int64_t>& ks, nlohmann::json* out);
-
-// The same model with each unit-level clip distance of `ks` (token k by policy).
-void PrintUnitKStudy(const net::Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
-                     const std::vector<int64_t>& ks, nlohmann::json* out);
-
-// The same model with each token-level block-local window of `windows` (tokens each side, for
-// inputs past attention.local_threshold; k by policy).
-void PrintWindowStudy(const net::Checkpoint& ck, const std::vector<EvalDoc>& docs, int pad,
-                      const std::vector<int64_t>& windows, nlohmann::json* out);
-
-// Each study row in `out` also lists its documents (id, tokens, ROUGE-1/2/Lsum F1 x 100 and
-// the model's milliseconds), for tables by length and paired intervals
-// (models/experiments/policy/table.py).
 
 }  // namespace rpsum::train
 

@@ -2,9 +2,9 @@
 # rpsum-eval's tables and its --dump agree: on a small corpus with the shipped model, the dump
 # has one line per document scored, each system's mean ROUGE over its lines is the table's
 # row, the model's summary is made of the document's kept units, one served score per unit, and
-# the lead summary opens with the first unit that is not a heading. The clip-distance and window
-# studies list each row's documents, and the model's own settings reproduce the dump. A missing
-# --dump folder and a window of 0 are errors that say so.
+# the lead summary opens with the first unit that is not a heading. A checkpoint of a removed
+# study is refused naming the commit that serves it, and a missing --dump folder is an error
+# that says so.
 #   eval_test.sh RPSUM_EVAL MODEL_DIR
 # KEEP_TMP=DIR keeps the data and outputs in DIR (an existing folder) for a look afterwards.
 set -euo pipefail
@@ -71,49 +71,22 @@ PY
 }
 check || exit 1
 
-# The studies: each row lists its documents, whose means are the row's; the model's own window
-# and unit k reproduce the served summaries of the dump, document by document.
-"$eval_bin" --model "$model" --file "$tmp/docs.jsonl" --threads 1 --k_study 4 \
-  --unit_k_study 16,2 --window_study 256,8 --json "$tmp/study.json" >"$tmp/study.md" \
-  2>"$tmp/study.err" || { echo "FAIL: rpsum-eval studies:"; cat "$tmp/study.err"; exit 1; }
-/usr/bin/python3 - "$tmp" <<'PY'
+# A checkpoint of a study that left the tools (absolute positions, layered clipping, a fixed k)
+# is refused with a message naming the last commit that serves it.
+mkdir -p "$tmp/study"
+cp "$model"/config.json "$model"/weights.safetensors "$model"/tokenizer.model "$tmp/study/"
+/usr/bin/python3 - "$tmp/study/config.json" <<'PY'
 import json, sys
-tmp = sys.argv[1]
-served = {l["id"]: l["rpsum"] for l in map(json.loads, open(tmp + "/dump.jsonl"))}
-study = json.load(open(tmp + "/study.json"))
-fail = []
-rows = [(s, name, row) for s in ("k_study", "unit_k_study", "window_study")
-        for name, row in study.get(s, {}).items()]
-if len(rows) != 6:
-    fail.append("%d study rows, not 6: %s" % (len(rows), [(s, n) for s, n, _ in rows]))
-for s, name, row in rows:
-    docs = row["documents"]
-    if sorted(d["id"] for d in docs) != sorted(served):
-        fail.append("%s %s: documents %s" % (s, name, [d["id"] for d in docs]))
-        continue
-    for measure in ("rouge1", "rouge2", "rougeLsum"):
-        mean = sum(d[measure] for d in docs) / len(docs)
-        if abs(mean - row[measure]) > 1e-6:
-            fail.append("%s %s %s: documents' mean %.4f, row %.4f" % (s, name, measure, mean, row[measure]))
-    if any(d["ms"] <= 0 or d["tokens"] <= 0 for d in docs):
-        fail.append("%s %s: a document without time or tokens" % (s, name))
-    if "(the model's)" in name or name.startswith("policy"):
-        for d in docs:
-            for measure in ("rouge1", "rouge2", "rougeLsum"):
-                if abs(d[measure] - served[d["id"]][measure]) > 1e-6:
-                    fail.append("%s %s: %s %s %.4f, served %.4f"
-                                % (s, name, d["id"], measure, d[measure], served[d["id"]][measure]))
-if fail:
-    print("FAIL:\n  " + "\n  ".join(fail))
-    sys.exit(1)
-print("ok: %d study rows list their documents; the model's own settings reproduce the dump" % len(rows))
+c = json.load(open(sys.argv[1]))
+c["architecture"]["positions"] = "sinusoidal"
+json.dump(c, open(sys.argv[1], "w"))
 PY
-if "$eval_bin" --model "$model" --file "$tmp/docs.jsonl" --window_study 256,0 \
-    >/dev/null 2>"$tmp/window.err"; then
-  echo "FAIL: --window_study 0 was accepted"; exit 1
+if "$eval_bin" --model "$tmp/study" --file "$tmp/docs.jsonl" --threads 1 >/dev/null \
+    2>"$tmp/study.err"; then
+  echo "FAIL: a checkpoint with sinusoidal positions was served"; exit 1
 fi
-grep -q "window_study: a window is 1 token or more" "$tmp/window.err" ||
-  { echo "FAIL: --window_study 0's error:"; cat "$tmp/window.err"; exit 1; }
+grep -q "positions = \"sinusoidal\" asks for a study variant that rpsum no longer serves (removed after commit [0-9a-f]*)" "$tmp/study.err" ||
+  { echo "FAIL: the study checkpoint's error:"; cat "$tmp/study.err"; exit 1; }
 
 if "$eval_bin" --model "$model" --file "$tmp/docs.jsonl" --threads 1 \
     --dump "$tmp/missing/dump.jsonl" >/dev/null 2>"$tmp/missing.err"; then

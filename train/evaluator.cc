@@ -59,9 +59,6 @@ absl::Status Report(const EvalOptions& o, const net::Checkpoint& ck,
   Tables tables =
       ScoreSystems(docs, run, ck.config.scoring.rerank, dump.is_open() ? &dump : nullptr);
   PrintTables(tables, run, docs.size(), out);
-  if (!o.k_study.empty()) PrintKStudy(ck, docs, pad, run, o.k_study, out);
-  if (!o.unit_k_study.empty()) PrintUnitKStudy(ck, docs, pad, o.unit_k_study, out);
-  if (!o.window_study.empty()) PrintWindowStudy(ck, docs, pad, o.window_study, out);
   if (!o.rerank_dump.empty()) {
     std::ofstream f(o.rerank_dump);
     if (!f) return absl::UnavailableError("cannot write --rerank_dump " + o.rerank_dump);
@@ -87,7 +84,7 @@ absl::Status Evaluate(const EvalOptions& o) {
   const std::vector<EvalDoc> docs = PrepareDocuments(o, ck->config, *tok, *records, &skipped);
   const int pad = tok->pad_id();
   const bool states = (!o.rerank_dump.empty() && o.rerank_dump_states) || !o.fit.out.empty();
-  const ModelRun run = RunModel(*ck, docs, pad, kPolicy, states);
+  const ModelRun run = RunModel(*ck, docs, pad, states);
   nlohmann::json out = {{"model", o.model_dir},         {"data", data},
                         {"documents", docs.size()},     {"skipped", skipped},
                         {"model_seconds", run.seconds}, {"model_tokens", run.tokens}};

@@ -39,16 +39,13 @@ struct EvalOptions {
   std::string file;
   int limit = 0;  // the first N documents (0: all)
   int threads = 2;
-  int max_input_tokens = 32768;       // preparation limit (head truncation past it)
-  double centrality_weight = -1;      // overrides the config's when >= 0
-  bool no_rerank = false;             // select greedily even when the config reranks
-  std::vector<int64_t> k_study;       // token-level clip distances compared with the policy
-  std::vector<int64_t> unit_k_study;  // unit-level clip distances compared with the model's
-  std::vector<int64_t> window_study;  // token-level local windows compared with the model's
-  std::string json;                   // write the results here
-  std::string dump;                   // one JSON line per document: summaries and scores
-  std::string rerank_dump;            // each document's reranking candidates, JSON lines
-  bool rerank_dump_states = false;    // with the network's unit states
+  int max_input_tokens = 32768;     // preparation limit (head truncation past it)
+  double centrality_weight = -1;    // overrides the config's when >= 0
+  bool no_rerank = false;           // select greedily even when the config reranks
+  std::string json;                 // write the results here
+  std::string dump;                 // one JSON line per document: summaries and scores
+  std::string rerank_dump;          // each document's reranking candidates, JSON lines
+  bool rerank_dump_states = false;  // with the network's unit states
   RerankFitOptions fit;
 };
 

@@ -6,8 +6,6 @@
 #include <string>
 
 #include "absl/flags/flag.h"
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_split.h"
 #include "model/model_config.h"
 #include "train/tool_main.h"
 #include "train/trainer.h"
@@ -75,18 +73,6 @@ ABSL_FLAG(int, max_docs, 0,
 ABSL_FLAG(int, valid_docs, 0, "validate on the first N valid documents (0: all)");
 ABSL_FLAG(int, max_steps, 0, "stop after this many steps in total (0: no limit)");
 ABSL_FLAG(double, time_limit_min, 0, "save and stop after this many minutes (0: no limit)");
-ABSL_FLAG(std::string, positions, "relative",
-          "where the network learns order from (model/model_config.h Architecture::positions): "
-          "relative (the shipped model); sinusoidal or learned absolute positions; none. Any but "
-          "relative trains at clip distance 0, token and unit level (every distance reads its "
-          "table's centre row), and ties each table to its centre row before validating and "
-          "saving, so the checkpoint computes the same at any k (train/training.h "
-          "TieRelativeTables)");
-ABSL_FLAG(int64_t, max_positions, 4096,
-          "rows of the learned position tables (--positions learned)");
-ABSL_FLAG(std::string, head_clip_multipliers, "",
-          "layered clipping: one multiplier per head, comma-separated; head h uses "
-          "min(k * m[h], --max_clip) (empty: every head k)");
 ABSL_FLAG(bool, checkpoint_layers, false,
           "gradient checkpointing of the token layers: recompute their activations in the "
           "backward instead of keeping them (less memory for long documents, one more forward)");
@@ -108,14 +94,6 @@ model::ModelConfig ConfigFromFlags() {
   a.max_clip_distance = absl::GetFlag(FLAGS_max_clip);
   a.unit_clip_distance = absl::GetFlag(FLAGS_unit_clip);
   a.num_features = absl::GetFlag(FLAGS_features);
-  a.positions = absl::GetFlag(FLAGS_positions);
-  a.max_positions = absl::GetFlag(FLAGS_max_positions);
-  for (absl::string_view m :
-       absl::StrSplit(absl::GetFlag(FLAGS_head_clip_multipliers), ',', absl::SkipEmpty())) {
-    int64_t v = 0;
-    if (!absl::SimpleAtoi(m, &v)) v = 0;  // Validate() names the bad entry
-    a.head_clip_multipliers.push_back(v);
-  }
   a.dropout = absl::GetFlag(FLAGS_dropout);
   c.scoring.centrality_weight = absl::GetFlag(FLAGS_centrality_weight);
   c.clip_policy.ratio = 8;

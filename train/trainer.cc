@@ -204,14 +204,12 @@ double Trainer::Step(const std::vector<size_t>& b, double lr, int64_t* k) {
                         (static_cast<uint64_t>(o_.seed) << 32) ^ static_cast<uint64_t>(step));
     batch.tokens = masked.input;
   }
-  const bool tied = !model::UsesRelativePositions(config_.architecture);
-  *k = tied ? 0 : TrainingClipDistance(config_, o_.seed, step, batch.tokens.size(1));
+  *k = TrainingClipDistance(config_, o_.seed, step, batch.tokens.size(1));
   // Training batches hold documents of similar length: one plan for the batch.
   const net::AttentionPlan tp =
       net::TokenPlan(config_, config_.attention.TokenWindow(batch.tokens.size(1)), *k);
-  net::AttentionPlan sp =
+  const net::AttentionPlan sp =
       net::UnitPlan(config_, model::IsLocalUnitAttention(config_, batch.unit_pos.size(1)));
-  if (tied) sp.head_k.assign(sp.head_k.size(), 0);
   for (auto& g : opt_->param_groups()) {
     static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
   }
@@ -262,8 +260,6 @@ void Trainer::SaveCheckpoint(const std::string& name, const ModelConfig& config)
 // patience has run out.
 bool Trainer::EndEpoch(int epoch) {
   model_->eval();
-  // Untrained rows would be read at k > 0; tied, every k computes the k = 0 model.
-  if (!model::UsesRelativePositions(config_.architecture)) TieRelativeTables(*model_);
   const Checkpoint ck{config_, model_, o_.out, ""};
   const auto v0 = Clock::now();
   const RougeMean m = Validate(ck, data_.valid, pad_);

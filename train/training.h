@@ -37,26 +37,6 @@ inline at::Tensor ExtractiveLoss(const at::Tensor& logits, const at::Tensor& lab
          valid.sum().clamp_min(1);
 }
 
-// The position variants other than relative (`rpsum-train --positions`; docs/design.md,
-// section 3): the network trains at clip distance 0, where every relative distance reads its
-// table's centre row (distance 0), so the other rows never train. Copying the centre row into every
-// row of every relative table (`rel_k`, `rel_v`) makes the module compute the same function at any
-// k: its checkpoint serves, and is evaluated, as a model without positions whatever k is asked for.
-inline void TieRelativeTables(torch::nn::Module& module) {
-  at::NoGradGuard no_grad;
-  for (auto& item : module.named_parameters()) {
-    const std::string& name = item.key();
-    const auto ends_with = [&name](const std::string& suffix) {
-      return name.size() >= suffix.size() &&
-             name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-    };
-    if (!ends_with("rel_k") && !ends_with("rel_v")) continue;
-    at::Tensor& table = item.value();
-    const at::Tensor centre = table.narrow(0, (table.size(0) - 1) / 2, 1).clone();
-    table.copy_(centre.expand_as(table));
-  }
-}
-
 // Masked-token pre-training (BERT's recipe; rpsum-train --mlm_weight). The mask is the eos id
 // of the tokenizers TrainTokenizer makes (model/tokenizer.h): Prepare never emits it, so it
 // stands for nothing else. Random replacements are drawn from the ordinary pieces (ids from 4,

@@ -160,34 +160,6 @@ TEST(Training, LossFallsOnATinyModel) {
   });
 }
 
-// A model's relative tables tied to their centre rows computes at every clip distance what it
-// computes with none (k = 0), at token and unit level; untied, the distances matter.
-TEST(Training, TiedRelativeTablesMakeEveryClipDistanceTheSameAsNone) {
-  at::manual_seed(5);
-  WordTokenizer tok(100);
-  const PreparedDocument p = PrepareText(
-      "Design\nThe queue is split in two. Workers pick the oldest request first. Metrics count "
-      "every retry.\nThe old cache stays for a release. Tests run on every change.",
-      tok);
-  ASSERT_FALSE(p.kept.empty());
-  const Architecture a = TinyArchitecture(100, 1, kNumFeatures);
-  ExtractiveScorer m(a);
-  m->eval();
-  at::NoGradGuard no_grad;
-  const ModelBatch batch = MakeBatch({&p}, tok.pad_id(), at::kCPU);
-  ASSERT_GT(batch.tokens.size(1), 16);
-  const auto plan = [](int64_t k) { return AttentionPlan{{k, k}, false, 0, AttentionImpl::kAuto}; };
-  const at::Tensor none = m->forward(batch, plan(0), plan(0));
-  ASSERT_FALSE(at::allclose(m->forward(batch, plan(8), plan(4)), none));
-  TieRelativeTables(*m);
-  EXPECT_TRUE(at::equal(m->forward(batch, plan(0), plan(0)), none));
-  for (const auto& [token_k, unit_k] :
-       {std::pair<int64_t, int64_t>{8, 4}, {2, 1}, {8, 0}, {0, 4}}) {
-    EXPECT_TRUE(at::allclose(m->forward(batch, plan(token_k), plan(unit_k)), none, 1e-5, 1e-6))
-        << "token k " << token_k << ", unit k " << unit_k;
-  }
-}
-
 // Fine-tuning a network that reads more feature columns (architecture.feature_columns) from
 // one that reads the first six: the widened network scores exactly as the one it started from
 // until its new columns' weights move, reads the columns its config lists (not the first

@@ -289,8 +289,6 @@ class Model:
         p = self.policy
         if override > 0:
             k = override
-        elif p.get("fixed", 0) > 0:
-            k = p["fixed"]
         else:
             target = min(max(length // max(p["ratio"], 1), p["min"]), p["max"])
             k = p["buckets"][0] if p["buckets"] else target

@@ -29,7 +29,7 @@ ModelConfig TinyConfig() {
   c.architecture.max_clip_distance = 8;
   c.architecture.unit_clip_distance = 4;
   c.architecture.num_features = 3;
-  c.clip_policy = {2, 1, 8, {1, 2, 4, 8}, 0};
+  c.clip_policy = {2, 1, 8, {1, 2, 4, 8}};
   return c;
 }
 

@@ -147,32 +147,6 @@ ExtractiveScorerImpl::ExtractiveScorerImpl(const Architecture& arch) : arch_(arc
       register_module("sentence_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
   head = register_module("head", torch::nn::Linear(d, 1));
   torch::nn::init::normal_(embed->weight, 0.0, 1.0 / std::sqrt(static_cast<double>(d)));
-  if (arch.positions == "learned") {  // after the shipped layers: their initial values stay
-    token_position = register_module("token_position", torch::nn::Embedding(arch.max_positions, d));
-    unit_position = register_module("unit_position", torch::nn::Embedding(arch.max_positions, d));
-    for (auto* t : {&token_position, &unit_position}) {
-      torch::nn::init::normal_((*t)->weight, 0.0, 1.0 / std::sqrt(static_cast<double>(d)));
-    }
-  }
-}
-
-at::Tensor ExtractiveScorerImpl::AddPositions(const at::Tensor& x, torch::nn::Embedding& table) {
-  const int64_t l = x.size(1), d = x.size(2);
-  if (arch_.positions == "learned") {
-    const at::Tensor index =
-        at::arange(l, x.options().dtype(at::kLong)).clamp_max(arch_.max_positions - 1);
-    return x + table(index).unsqueeze(0);
-  }
-  if (arch_.positions != "sinusoidal") return x;
-  // Vaswani et al.'s encoding, sin on even and cos on odd dimensions, divided by sqrt(d): the
-  // embeddings start at that scale (normal, std 1/sqrt(d)), so neither drowns the other.
-  const at::Tensor pos = at::arange(l, x.options().dtype(at::kFloat)).unsqueeze(1);
-  const at::Tensor i = at::arange(0, d, 2, x.options().dtype(at::kFloat));
-  const at::Tensor angle = pos * at::exp(i * (-std::log(10000.0) / static_cast<double>(d)));
-  at::Tensor pe = at::zeros({l, d}, x.options().dtype(at::kFloat));
-  pe.slice(1, 0, d, 2).copy_(at::sin(angle));
-  pe.slice(1, 1, d, 2).copy_(at::cos(angle).narrow(1, 0, d / 2));
-  return x + (pe / std::sqrt(static_cast<double>(d))).to(x.scalar_type()).unsqueeze(0);
 }
 
 at::Tensor ExtractiveScorerImpl::forward(const ModelBatch& batch, const AttentionPlan& token_plan,
@@ -182,7 +156,7 @@ at::Tensor ExtractiveScorerImpl::forward(const ModelBatch& batch, const Attentio
 
 at::Tensor ExtractiveScorerImpl::EncodeTokens(const ModelBatch& batch,
                                               const AttentionPlan& token_plan) {
-  at::Tensor x = AddPositions(embed(batch.tokens), token_position);
+  at::Tensor x = embed(batch.tokens);
   const bool checkpoint = checkpoint_layers_ && is_training() && at::GradMode::is_enabled();
   for (const auto& layer : *token_layers) {
     auto* l = layer->as<EncoderLayer>();
@@ -204,8 +178,7 @@ at::Tensor ExtractiveScorerImpl::ScoreUnits(const at::Tensor& tokens, const Mode
 at::Tensor ExtractiveScorerImpl::EncodeUnits(const at::Tensor& tokens, const ModelBatch& batch,
                                              const AttentionPlan& unit_plan) {
   const int64_t b = tokens.size(0), d = tokens.size(2), s = batch.unit_pos.size(1);
-  at::Tensor sv =
-      AddPositions(tokens.gather(1, batch.unit_pos.unsqueeze(-1).expand({b, s, d})), unit_position);
+  at::Tensor sv = tokens.gather(1, batch.unit_pos.unsqueeze(-1).expand({b, s, d}));
   if (feature_proj) {
     // A checkpoint reads the first num_features columns: models trained before a feature was
     // appended (model/document.h, kNumFeatures) keep loading and scoring as they did.

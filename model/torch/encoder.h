@@ -1,5 +1,5 @@
 // The extractive scorer of docs/design.md, section 3: token embedding (no absolute positions in
-// the shipped model; architecture.positions adds them for the position study) ->
+// the model: relative positions alone, docs/design.md section 3) ->
 // token RPR encoder layers (pre-LN, GELU) -> one vector per unit (its start marker) plus
 // unit features -> unit RPR layers (relative distance in units) -> score head.
 #ifndef RPSUM_MODEL_TORCH_ENCODER_H_
@@ -95,13 +95,8 @@ class ExtractiveScorerImpl : public torch::nn::Module {
   torch::nn::ModuleList token_layers{nullptr}, unit_layers{nullptr};
   torch::nn::LayerNorm token_norm{nullptr}, unit_norm{nullptr};
   torch::nn::Linear feature_proj{nullptr}, head{nullptr};
-  // architecture.positions "learned" only: one row per token position and per unit position.
-  torch::nn::Embedding token_position{nullptr}, unit_position{nullptr};
 
  private:
-  // x [B, L, D] plus the absolute position of each of its L rows (architecture.positions).
-  at::Tensor AddPositions(const at::Tensor& x, torch::nn::Embedding& table);
-
   model::Architecture arch_;
   at::Tensor feature_index_;  // arch_.feature_columns as a long tensor (undefined when empty)
   bool checkpoint_layers_ = false;

@@ -24,7 +24,7 @@ namespace {
 // kernel. Both must give the same scores, for full and block-local plans, on a padded batch.
 TEST(Encoder, InferenceKernelMatchesTrainingKernel) {
   at::manual_seed(9);
-  Architecture a{100, 32, 4, 64, 2, 1, 8, 4, kNumFeatures, 0.1, {}, {}};
+  Architecture a{100, 32, 4, 64, 2, 1, 8, 4, kNumFeatures, 0.1, {}};
   ExtractiveScorer m(a);
   m->eval();
   ModelBatch b;
@@ -54,7 +54,7 @@ TEST(Encoder, InferenceKernelMatchesTrainingKernel) {
 // encoder's half of batch-invariant answers.
 TEST(Encoder, PaddingDoesNotChangeTheScores) {
   at::manual_seed(5);
-  Architecture a{100, 32, 4, 64, 2, 1, 8, 4, kNumFeatures, 0.0, {}, {}};
+  Architecture a{100, 32, 4, 64, 2, 1, 8, 4, kNumFeatures, 0.0, {}};
   ExtractiveScorer m(a);
   m->eval();
   at::NoGradGuard no_grad;
@@ -96,7 +96,7 @@ int64_t GraphNodes(const at::Tensor& t) {
 // Checkpointed token layers give the same loss and the same gradients, dropout included, and
 // keep far fewer saved activations.
 TEST(Encoder, GradientCheckpointingMatchesTheDirectBackward) {
-  Architecture a{100, 32, 2, 64, 2, 1, 8, 4, kNumFeatures, 0.1, {}, {}};
+  Architecture a{100, 32, 2, 64, 2, 1, 8, 4, kNumFeatures, 0.1, {}};
   at::manual_seed(9);
   ExtractiveScorer m(a);
   m->train();
@@ -133,38 +133,6 @@ TEST(Encoder, GradientCheckpointingMatchesTheDirectBackward) {
   ASSERT_EQ(direct.second.size(), ckpt.second.size());
   for (size_t i = 0; i < direct.second.size(); ++i) {
     EXPECT_TRUE(at::allclose(direct.second[i], ckpt.second[i], 1e-4, 1e-6)) << "parameter " << i;
-  }
-}
-
-// Absolute positions (architecture.positions) are what tells two equal units apart when the
-// relative tables read distance 0 only (k = 0, as the absolute variants train): without them two
-// units of the same tokens and features score the same; with sinusoidal or learned positions
-// they do not. The learned tables clamp: a sequence past max_positions reads the last row.
-TEST(Encoder, AbsolutePositionsTellEqualUnitsApart) {
-  ModelBatch b;
-  const at::Tensor unit = at::randint(4, 100, {10}, at::kLong);
-  b.tokens = at::cat({unit, unit, unit}).view({1, 30});
-  b.token_valid = at::ones({1, 30}, at::kBool);
-  b.unit_pos = at::tensor({0, 10, 20}, at::kLong).view({1, 3});
-  b.unit_valid = at::ones({1, 3}, at::kBool);
-  b.features = at::zeros({1, 3, kNumFeatures});
-  const AttentionPlan tp{{0, 0}, false, 0, AttentionImpl::kAuto};
-  const AttentionPlan sp{{0, 0}, false, 0, AttentionImpl::kAuto};
-  at::NoGradGuard no_grad;
-  for (const char* positions : {"none", "sinusoidal", "learned"}) {
-    at::manual_seed(3);
-    Architecture a{100, 32, 2, 64, 1, 1, 8, 4, kNumFeatures, 0.0, {}, {}, positions, 8};
-    ExtractiveScorer m(a);
-    m->eval();
-    const at::Tensor logits = m->forward(b, tp, sp)[0];
-    const double spread = (logits.max() - logits.min()).item<double>();
-    if (std::string(positions) == "none") {
-      EXPECT_LT(spread, 1e-5) << positions;
-    } else {
-      EXPECT_GT(spread, 1e-3) << positions;
-    }
-    EXPECT_EQ(m->named_parameters().contains("token_position.weight"),
-              std::string(positions) == "learned");
   }
 }
 

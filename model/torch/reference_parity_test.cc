@@ -103,7 +103,7 @@ TEST(ReferenceParity, AttentionMatchesPythonDenseFormula) {
 
 TEST(ReferenceParity, WholeScorerMatchesPython) {
   ModelConfig c;
-  c.architecture = {60, 32, 4, 64, 2, 2, 16, 8, 3, 0.1, {}, {}};
+  c.architecture = {60, 32, 4, 64, 2, 2, 16, 8, 3, 0.1, {}};
   at::manual_seed(5);
   ExtractiveScorer scorer(c.architecture);
   scorer->eval();

@@ -61,8 +61,8 @@ std::string MakeTinyCheckpoint() {
     std::string error;
     if (!model::TrainTokenizer(o, &error)) return std::string();
     model::ModelConfig c;
-    c.architecture = {300, 32, 2, 64, 1, 1, 16, 4, model::kNumFeatures, 0.0, {}, {}};
-    c.clip_policy = {4, 1, 16, {1, 2, 4, 8, 16}, 0};
+    c.architecture = {300, 32, 2, 64, 1, 1, 16, 4, model::kNumFeatures, 0.0, {}};
+    c.clip_policy = {4, 1, 16, {1, 2, 4, 8, 16}};
     c.attention.local_threshold = 256;
     c.attention.local_window = 64;
     c.attention.local_windows = {{512, 32}};

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Runs at commit c882fd2: its flags and config keys left the tools after it (../README.md).
 # Layered clipping (issue #52): the shipped recipe (scripts/train-recipe: the same data, seed,
 # budget, reranking fit and served windows) with a clip distance per head instead of one k for
 # all four (rpsum-train --head_clip_multipliers; model/model_config.h

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Runs at commit c882fd2: its flags and config keys left the tools after it (../README.md).
 # Scores each finished layout of command.sh (runs/layered-LAYOUT/reranked, fitted by today's
 # recipe: v2.5's windows by length) through the served selection on both valid splits
 # (LAYOUT-valid.md, LAYOUT-valid-extra.md and their .json), against the shipped uniform k

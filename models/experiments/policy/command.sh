@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Runs at commit c882fd2: its flags and config keys left the tools after it (../README.md).
 # The length-policy study (README.md here: the rule): the shipped model on corpus valid and
 # corpus-extra valid with every token-level k, unit-level k and local window of the rule, then
 # the tables by length bucket (table.py -> policy.md). Resumable: a split whose JSON exists is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Runs at commit c882fd2: its flags and config keys left the tools after it (../README.md).
 # Copies checkpoint SRC to OUT with one block-local window at every length: its config's
 # attention.local_windows (the window by length, version 2.5) removed and the version set to
 # VERSION. For models/rpsum-ext that is v2.4 as it served: the same weights, tokenizer and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Runs at commit c882fd2: its flags and config keys left the tools after it (../README.md).
 # Relative against absolute positions (issue #52): the shipped recipe (scripts/train-recipe:
 # the same data, seed, budget and reranking fit) with sinusoidal or learned absolute positions
 # instead of relative ones (rpsum-train --positions; model/model_config.h

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Runs at commit c882fd2: its flags and config keys left the tools after it (../README.md).
 # Scores each finished variant of command.sh (runs/positions-VARIANT/reranked) through the served
 # selection on both valid splits (VARIANT-valid.md, VARIANT-valid-extra.md and their .json: by
 # length, ">=4k" words being the documents past the 4,096-token training heads, served whole),

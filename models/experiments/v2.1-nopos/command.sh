@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Runs at commit c882fd2: its flags and config keys left the tools after it (../README.md).
 # v2.1's recipe (scripts/train-model's fine-tuning stage from random weights, 4,096-token heads,
 # seed 1; the tokenizer scripts/train-model trains, whose pieces and scores equal v2.1's) with
 # --positions none (the flag was --no_positions when this ran): trained and validated at clip
