@@ -35,13 +35,6 @@ ABSL_FLAG(std::string, fit_rerank, "",
           "checkpoint with them to this directory (docs/design.md, section 2, \"Select\")");
 ABSL_FLAG(int, rerank_top_k, 8, "--fit_rerank: candidates are subsets of this many best units");
 ABSL_FLAG(int, rerank_max_units, 6, "--fit_rerank: at most this many of them");
-ABSL_FLAG(std::string, rerank_dump, "",
-          "write each document's reranking candidates (standardised features, ROUGE-1 and "
-          "ROUGE-2 F1) here as JSON lines (with --rerank_top_k, --rerank_max_units)");
-ABSL_FLAG(bool, rerank_dump_states, false,
-          "--rerank_dump: also write each candidate's units and the network's unit states (the "
-          "head's input) of every unit in a candidate, with the mean state of the document's "
-          "content units (a study of summary-level features in the network's space)");
 ABSL_FLAG(std::string, rerank_features, "",
           "--fit_rerank: fit only these features (comma-separated names, "
           "model/model_config.h kRerankFeatureNames); the others get weight 0. Empty: all");
@@ -84,8 +77,6 @@ absl::StatusOr<EvalOptions> OptionsFromFlags() {
   o.no_rerank = absl::GetFlag(FLAGS_no_rerank);
   o.json = absl::GetFlag(FLAGS_json);
   o.dump = absl::GetFlag(FLAGS_dump);
-  o.rerank_dump = absl::GetFlag(FLAGS_rerank_dump);
-  o.rerank_dump_states = absl::GetFlag(FLAGS_rerank_dump_states);
   o.fit.out = absl::GetFlag(FLAGS_fit_rerank);
   o.fit.top_k = absl::GetFlag(FLAGS_rerank_top_k);
   o.fit.max_units = absl::GetFlag(FLAGS_rerank_max_units);

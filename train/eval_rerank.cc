@@ -190,42 +190,6 @@ RerankConfig CandidateOptions(const RerankFitOptions& fit) {
   return r;
 }
 
-void WriteRerankDump(const std::vector<EvalDoc>& docs, const ModelRun& run,
-                     const RerankConfig& rerank, std::ofstream& f) {
-  for (size_t i = 0; i < docs.size(); ++i) {
-    const EvalDoc& d = docs[i];
-    const auto candidates = SummaryCandidates(d.prepared, d.texts, run.scores[i],
-                                              ServedOptions(d, rerank), run.States(i));
-    if (candidates.empty()) continue;
-    nlohmann::json line = {{"z", StandardisedFeatures(candidates)}};
-    nlohmann::json& reward = line["reward"] = nlohmann::json::array();
-    for (const Candidate& c : candidates) {
-      const RougeScores r = ScoreSummary(d, JoinAndCut(d.texts, c.units, 0));
-      reward.push_back({r.rouge1.f, r.rouge2.f});
-    }
-    if (!run.states.empty() && run.states[i].state_size > 0) {
-      const DocumentScores& s = run.states[i];
-      const auto width = static_cast<size_t>(s.state_size);
-      auto state = [&](size_t u) {
-        std::vector<float> v(s.unit_states.begin() + static_cast<std::ptrdiff_t>(u * width),
-                             s.unit_states.begin() + static_cast<std::ptrdiff_t>((u + 1) * width));
-        for (float& x : v) x = std::round(x * 1e4f) / 1e4f;  // a smaller file
-        return v;
-      };
-      line["document"] = DocumentState(d.prepared, d.texts, run.States(i));
-      line["units"] = nlohmann::json::array();
-      std::map<std::string, std::vector<float>> states;
-      for (const Candidate& c : candidates) {
-        line["units"].push_back(c.units);
-        for (int32_t u : c.units) states.emplace(std::to_string(u), state(static_cast<size_t>(u)));
-      }
-      line["states"] = states;
-      line["words"] = d.words;
-    }
-    f << line.dump() << "\n";
-  }
-}
-
 absl::Status FitRerankAndWrite(const net::Checkpoint& ck, const std::vector<EvalDoc>& docs,
                                const ModelRun& run, const RerankFitOptions& fit,
                                const std::string& data, nlohmann::json* out) {

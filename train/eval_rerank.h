@@ -17,15 +17,8 @@
 
 namespace rpsum::train {
 
-// The candidates the fit and the dump read: `fit`'s sizes, weights still to be fitted.
+// The candidates the fit reads: `fit`'s sizes, weights still to be fitted.
 model::RerankConfig CandidateOptions(const RerankFitOptions& fit);
-
-// One JSON line per document with candidates: "z" (standardised features), "reward" (ROUGE-1,
-// ROUGE-2 F1); with unit states (run.states), also "units" (each candidate's kept-unit
-// indices), "states" (kept index -> state, for every unit in a candidate), "document"
-// (model::DocumentState, what the net_* features compare with) and "words".
-void WriteRerankDump(const std::vector<EvalDoc>& docs, const ModelRun& run,
-                     const model::RerankConfig& rerank, std::ofstream& f);
 
 // Fits scoring.rerank's weights on `docs` (`run`: the model's greedy scores and unit states)
 // and writes `ck`'s checkpoint with them to fit.out, its training record naming `data`.

@@ -43,14 +43,13 @@ std::vector<EvalDoc> PrepareDocuments(const EvalOptions& o, const model::ModelCo
   prep.max_document_bytes = 64U << 20;
   prep.max_tokens_per_unit = config.tokenizer.max_tokens_per_unit;
   prep.truncation = model::TruncationPolicy::kHead;
-  if (o.fit.out.empty() && o.rerank_dump.empty()) prep.columns = model::FeatureColumnsRead(config);
+  if (o.fit.out.empty()) prep.columns = model::FeatureColumnsRead(config);
   return PrepareCorpus(records, tok, prep, true, skipped);
 }
 
-// The tables and studies of one model run.
+// The tables of one model run, and its --dump.
 absl::Status Report(const EvalOptions& o, const net::Checkpoint& ck,
-                    const std::vector<EvalDoc>& docs, int pad, const ModelRun& run,
-                    nlohmann::json* out) {
+                    const std::vector<EvalDoc>& docs, const ModelRun& run, nlohmann::json* out) {
   std::ofstream dump;
   if (!o.dump.empty()) {
     dump.open(o.dump);
@@ -59,11 +58,6 @@ absl::Status Report(const EvalOptions& o, const net::Checkpoint& ck,
   Tables tables =
       ScoreSystems(docs, run, ck.config.scoring.rerank, dump.is_open() ? &dump : nullptr);
   PrintTables(tables, run, docs.size(), out);
-  if (!o.rerank_dump.empty()) {
-    std::ofstream f(o.rerank_dump);
-    if (!f) return absl::UnavailableError("cannot write --rerank_dump " + o.rerank_dump);
-    WriteRerankDump(docs, run, CandidateOptions(o.fit), f);
-  }
   return absl::OkStatus();
 }
 
@@ -83,13 +77,13 @@ absl::Status Evaluate(const EvalOptions& o) {
   int skipped = 0;
   const std::vector<EvalDoc> docs = PrepareDocuments(o, ck->config, *tok, *records, &skipped);
   const int pad = tok->pad_id();
-  const bool states = (!o.rerank_dump.empty() && o.rerank_dump_states) || !o.fit.out.empty();
+  const bool states = !o.fit.out.empty();
   const ModelRun run = RunModel(*ck, docs, pad, states);
   nlohmann::json out = {{"model", o.model_dir},         {"data", data},
                         {"documents", docs.size()},     {"skipped", skipped},
                         {"model_seconds", run.seconds}, {"model_tokens", run.tokens}};
   std::printf("## %s: %zu documents (%d skipped)\n\n", data.c_str(), docs.size(), skipped);
-  RPSUM_RETURN_IF_ERROR(Report(o, *ck, docs, pad, run, &out));
+  RPSUM_RETURN_IF_ERROR(Report(o, *ck, docs, run, &out));
   if (!o.fit.out.empty())
     RPSUM_RETURN_IF_ERROR(FitRerankAndWrite(*ck, docs, run, o.fit, data, &out));
   if (!o.json.empty()) std::ofstream(o.json) << out.dump(2);

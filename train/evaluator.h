@@ -39,13 +39,11 @@ struct EvalOptions {
   std::string file;
   int limit = 0;  // the first N documents (0: all)
   int threads = 2;
-  int max_input_tokens = 32768;     // preparation limit (head truncation past it)
-  double centrality_weight = -1;    // overrides the config's when >= 0
-  bool no_rerank = false;           // select greedily even when the config reranks
-  std::string json;                 // write the results here
-  std::string dump;                 // one JSON line per document: summaries and scores
-  std::string rerank_dump;          // each document's reranking candidates, JSON lines
-  bool rerank_dump_states = false;  // with the network's unit states
+  int max_input_tokens = 32768;   // preparation limit (head truncation past it)
+  double centrality_weight = -1;  // overrides the config's when >= 0
+  bool no_rerank = false;         // select greedily even when the config reranks
+  std::string json;               // write the results here
+  std::string dump;               // one JSON line per document: summaries and scores
   RerankFitOptions fit;
 };
 

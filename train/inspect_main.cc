@@ -13,12 +13,11 @@
 #include <cstdio>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "base/files.h"
 #include "model/torch/checkpoint.h"
 #include "model/torch/inference.h"
 #include "train/png.h"
+#include "train/tool_main.h"
 
 ABSL_FLAG(std::string, model, "models/rpsum-ext", "checkpoint directory");
 ABSL_FLAG(std::string, file, "", "document to inspect (UTF-8 text)");
@@ -221,8 +220,8 @@ int Run() {
 }  // namespace rpsum::train
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage("Renders attention parts and unit scores of one document.");
-  absl::ParseCommandLine(argc, argv);
+  rpsum::train::ParseToolFlags(argc, argv,
+                               "Renders attention parts and unit scores of one document.");
   try {
     return rpsum::train::Run();
   } catch (const std::exception& e) {

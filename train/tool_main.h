@@ -1,6 +1,6 @@
-// The command line of train/'s tools (rpsum-train, rpsum-eval): the usage message, and --help
-// listing the flags the tool's own train/*_main.cc defines (abseil's default lists only a file
-// named like the program, so none). train.tool_flags checks what --help lists.
+// The command line of train/'s tools (rpsum-train, rpsum-eval, rpsum-inspect): the usage message,
+// and --help listing the flags the tool's own train/*_main.cc defines (abseil's default lists only
+// a file named like the program, so none). train.tool_flags checks what --help lists.
 #ifndef RPSUM_TRAIN_TOOL_MAIN_H_
 #define RPSUM_TRAIN_TOOL_MAIN_H_
 

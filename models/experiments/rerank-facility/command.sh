@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Runs at commit 7249061: --rerank_dump and --rerank_dump_states left rpsum-eval after it (../README.md).
 # Facility-location coverage as a reranking feature (models/experiments/HISTORY.md,
 # rerank-facility): dumps the shipped network's candidates on corpus + corpus-extra train with
 # every unit's state (rpsum-eval --rerank_dump_all_states, in the code at commit 90aec14 only;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# Runs at commit 7249061: --rerank_dump and --rerank_dump_states left rpsum-eval after it (../README.md).
 # Lead-like candidates in v2.4's reranking pool (models/experiments/HISTORY.md, rerank-lead):
 # dumps the shipped network's candidates on corpus + corpus-extra train with the lead set and
 # the first-plus set added (rpsum-eval --rerank_lead: raw features, kinds, the pool's size),
