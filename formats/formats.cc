@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
-#include "formats/builder.h"
+#include "formats/internal/builder.h"
 #include "model/document.h"
 
 namespace rpsum::formats {

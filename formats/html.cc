@@ -13,7 +13,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "formats/builder.h"
+#include "formats/internal/builder.h"
 
 namespace rpsum::formats::internal {
 namespace {

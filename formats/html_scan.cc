@@ -16,7 +16,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "formats/builder.h"
+#include "formats/internal/builder.h"
 
 namespace rpsum::formats::internal {
 namespace {

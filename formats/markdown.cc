@@ -21,7 +21,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/time/clock.h"
-#include "formats/builder.h"
+#include "formats/internal/builder.h"
 
 namespace rpsum::formats::internal {
 namespace {

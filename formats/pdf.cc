@@ -24,7 +24,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "formats/builder.h"
+#include "formats/internal/builder.h"
 #include "formats/internal/pdf_layout.h"
 
 namespace rpsum::formats::internal {

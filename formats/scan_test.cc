@@ -9,8 +9,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/time/clock.h"
-#include "formats/builder.h"
 #include "formats/formats.h"
+#include "formats/internal/builder.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "testing/hostile_inputs.h"
@@ -120,8 +120,8 @@ TEST(MarkdownScan, DenseInlineMarkupReadsAsSpaces) {
   EXPECT_TRUE(absl::StartsWith(normal->text, "A fast path and a_b_c names."));
 }
 
-// A long document is parsed in parts (formats/builder.h, SplitMarkdown) and reads as one: no
-// cut inside a fenced code block (a line of inline code opens none) or an HTML comment with
+// A long document is parsed in parts (formats/internal/builder.h, SplitMarkdown) and reads as one:
+// no cut inside a fenced code block (a line of inline code opens none) or an HTML comment with
 // blank lines, links and footnotes find their definitions in other parts, every paragraph once
 // and in order, every word mapped.
 TEST(MarkdownScan, LongDocumentsReadInPartsAsOne) {
@@ -157,7 +157,7 @@ TEST(MarkdownScan, LongDocumentsReadInPartsAsOne) {
   }
 }
 
-// A part of plain lines is read without cmark (formats/builder.h, IsPlainMarkdownPart) and
+// A part of plain lines is read without cmark (formats/internal/builder.h, IsPlainMarkdownPart) and
 // reads as cmark reads it: random documents of plain lines and of lines that only look plain
 // (ordered items, rules, headings' underlines, indented code, markup) read the same as the same
 // document with an HTML comment after it, which sends it through cmark; text and every piece.

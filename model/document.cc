@@ -15,7 +15,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "model/features.h"
+#include "model/internal/features.h"
 
 namespace rpsum::model {
 namespace {

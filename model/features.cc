@@ -1,4 +1,4 @@
-#include "model/features.h"
+#include "model/internal/features.h"
 
 #include <algorithm>
 #include <array>

@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "model/document.h"
-#include "model/state_geometry.h"
+#include "model/internal/state_geometry.h"
 
 namespace rpsum::model {
 

@@ -11,7 +11,9 @@ Rules (a path prefix, the include patterns it must not use, and why):
   client/ never includes server/ or model/ code;
   testing/ (test doubles) holds no torch, gRPC or train/ code;
   formats/ (document formats) sees neither torch nor gRPC, protobuf, Prometheus, nor
-    server/, train/ or client/.
+    server/, train/ or client/;
+  a header in an internal/ folder (formats/internal/, model/internal/) is included only by the
+    files of the folder it belongs to (formats/, model/).
 
 usage: check_layers.py [ROOT]   (default: the repository this file sits in)
 Prints each violation as FILE:LINE: include -- rule, and exits 1 if there is any.
@@ -56,6 +58,11 @@ def violations(root: pathlib.Path):
             if not m:
                 continue
             header = m.group(1)
+            if "/internal/" in header:
+                owner = header.split("/internal/")[0] + "/"
+                if not rel.startswith(owner):
+                    yield (f"{rel}:{number}: #include {header} -- an internal header is included "
+                           f"only by the files of {owner}")
             for under, forbidden, exempt, reason in RULES:
                 if not rel.startswith(under) or rel.startswith(exempt or ("\0",)):
                     continue

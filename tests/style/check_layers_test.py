@@ -31,6 +31,13 @@ class CheckLayersTest(unittest.TestCase):
             target.write_text(text)
             return run(tmp)
 
+    def test_internal_header_from_another_folder_fails(self):
+        r = self.plant("server/planted.cc", '#include "model/internal/features.h"\n')
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("an internal header", r.stdout)
+        self.assertEqual(self.plant("model/planted.cc",
+                                    '#include "model/internal/features.h"\n').returncode, 0)
+
     def test_torch_in_server_fails(self):
         r = self.plant("server/planted.cc", '#include "torch/torch.h"\n')
         self.assertEqual(r.returncode, 1)

@@ -1,7 +1,7 @@
 // Internal to formats/: builds the extracted text line by line, a piece per word, with the
 // word's place in the input. Shared by the Markdown, HTML and PDF readers.
-#ifndef RPSUM_FORMATS_BUILDER_H_
-#define RPSUM_FORMATS_BUILDER_H_
+#ifndef RPSUM_FORMATS_INTERNAL_BUILDER_H_
+#define RPSUM_FORMATS_INTERNAL_BUILDER_H_
 
 #include <cstdint>
 #include <string>
@@ -98,4 +98,4 @@ absl::StatusOr<Extracted> ExtractPdf(std::string_view input, const ExtractLimits
 
 }  // namespace rpsum::formats::internal
 
-#endif  // RPSUM_FORMATS_BUILDER_H_
+#endif  // RPSUM_FORMATS_INTERNAL_BUILDER_H_

@@ -1,8 +1,8 @@
 // The unit features of a prepared document (model/model_config.h lists the columns): the
 // second half of model::Prepare, after the units are tokenized and the kept ones chosen.
 // Internal to model/; BudgetFeatures and SetBudgetFeatures are declared in model/document.h.
-#ifndef RPSUM_MODEL_FEATURES_H_
-#define RPSUM_MODEL_FEATURES_H_
+#ifndef RPSUM_MODEL_INTERNAL_FEATURES_H_
+#define RPSUM_MODEL_INTERNAL_FEATURES_H_
 
 #include <bitset>
 #include <cstdint>
@@ -20,4 +20,4 @@ void AddModelInput(const DocumentInput& in, const Tokenizer& tokenizer,
 
 }  // namespace rpsum::model
 
-#endif  // RPSUM_MODEL_FEATURES_H_
+#endif  // RPSUM_MODEL_INTERNAL_FEATURES_H_

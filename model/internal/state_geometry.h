@@ -1,7 +1,7 @@
 // The network's unit states against a document's state, for the summary-level reranking's
 // net_* features (model/select.h Candidate; docs/design.md, section 2). Internal to model/.
-#ifndef RPSUM_MODEL_STATE_GEOMETRY_H_
-#define RPSUM_MODEL_STATE_GEOMETRY_H_
+#ifndef RPSUM_MODEL_INTERNAL_STATE_GEOMETRY_H_
+#define RPSUM_MODEL_INTERNAL_STATE_GEOMETRY_H_
 
 #include <algorithm>
 #include <array>
@@ -126,4 +126,4 @@ class StateGeometry {
 
 }  // namespace rpsum::model
 
-#endif  // RPSUM_MODEL_STATE_GEOMETRY_H_
+#endif  // RPSUM_MODEL_INTERNAL_STATE_GEOMETRY_H_
