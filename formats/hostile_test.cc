@@ -82,12 +82,14 @@ TEST(HostileGrowth, PdfPagesCostLikeProse) {
 }
 
 // Documents of one-word lines, items or paragraphs read without cmark (plain parts): 4x to 6.4x
-// a prose document through cmark before; a table of rows without '|' is blanked (19x before).
+// a prose document through cmark before; a table of rows without '|' is blanked (8.8x with its
+// rule off). They measured under 2x with a core busy; the bar, 3.5, leaves a margin and still
+// fails the old readers (the plain parts off: 4x and more).
 TEST(HostileGrowth, DenseMarkdownCostsLikeProse) {
-  ExpectLikeWellFormed("md/list-items", 512 << 10, 3.0);
-  ExpectLikeWellFormed("md/paragraphs", 512 << 10, 3.0);
-  ExpectLikeWellFormed("md/short-lines", 512 << 10, 3.0);
-  ExpectLikeWellFormed("md/pipeless-table-rows", 512 << 10, 3.0);
+  ExpectLikeWellFormed("md/list-items", 512 << 10, 3.5);
+  ExpectLikeWellFormed("md/paragraphs", 512 << 10, 3.5);
+  ExpectLikeWellFormed("md/short-lines", 512 << 10, 3.5);
+  ExpectLikeWellFormed("md/pipeless-table-rows", 512 << 10, 3.5);
 }
 
 }  // namespace

@@ -112,6 +112,20 @@ inline std::string PdfGrid(int words, int per_line, double size, double advance,
   return s + "ET";
 }
 
+// `lines` lines of `text` in a 1-point font, `spacing` points apart from y = 700 down, after
+// the text state operators `setup` (as "0.3 Tc").
+inline std::string PdfLines(int lines, const std::string& text, double spacing,
+                            std::string_view setup) {
+  std::string s = "BT\n/F1 1 Tf\n";
+  if (!setup.empty()) s += std::string(setup) + "\n";
+  char op[64];
+  for (int l = 0; l < lines; ++l) {
+    std::snprintf(op, sizeof op, "1 0 0 1 36 %.2f Tm (", 700 - spacing * l);
+    s += op + text + ") Tj\n";
+  }
+  return s + "ET";
+}
+
 // A well-formed PDF of about `bytes`: pages of 40 lines of prose.
 inline std::string ProsePdf(size_t bytes) {
   static constexpr std::string_view kLine =
@@ -269,30 +283,16 @@ inline const std::vector<HostileFamily>& HostileFamilies() {
          // whose time grows with the square of each line's words: 21x a prose PDF before such
          // a page was read as drawn (formats.h, max_ordered_run_words).
          const int pages = static_cast<int>(std::max<size_t>(1, n / 4400));
-         return MinimalPdf(pages, 612, 792, [](int) {
-           std::string s = "BT\n/F1 1 Tf\n0.3 Tc\n";
-           char op[64];
-           for (int l = 0; l < 10; ++l) {
-             std::snprintf(op, sizeof op, "1 0 0 1 36 %.2f Tm (", 700 - 1.3 * l);
-             s += op + std::string(390, 'a') + ") Tj\n";
-           }
-           return s + "ET";
-         });
+         return MinimalPdf(pages, 612, 792,
+                           [](int) { return PdfLines(10, std::string(390, 'a'), 1.3, "0.3 Tc"); });
        }},
       {"pdf/overfull-page", ContentType::kPdf,
        [](size_t n) {
          // 110 overlapping lines of 38 words, past the glyphs a page may draw for poppler's
          // reading order: the 8,000 it took were still ordered, for nothing (26x prose before).
          const int pages = static_cast<int>(std::max<size_t>(1, n / 11800));
-         return MinimalPdf(pages, 612, 792, [](int) {
-           std::string s = "BT\n/F1 1 Tf\n";
-           char op[64];
-           for (int l = 0; l < 110; ++l) {
-             std::snprintf(op, sizeof op, "1 0 0 1 36 %.2f Tm (", 700 - 0.3 * l);
-             s += op + Repeat("a ", 76) + ") Tj\n";
-           }
-           return s + "ET";
-         });
+         return MinimalPdf(pages, 612, 792,
+                           [](int) { return PdfLines(110, Repeat("a ", 76), 0.3, ""); });
        }},
       {"pdf/shared-contents", ContentType::kPdf,
        [](size_t n) {
