@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
+#include "formats/encoding.h"
 #include "formats/internal/builder.h"
 #include "model/document.h"
 
@@ -53,12 +54,13 @@ std::string_view MimeName(ContentType type) {
   return "text/plain";
 }
 
-absl::StatusOr<ContentType> ParseContentType(std::string_view mime) {
+absl::StatusOr<MediaType> ParseMediaType(std::string_view mime) {
   const std::string full(mime);
   const size_t semi = full.find(';');
   const std::string type = absl::AsciiStrToLower(absl::StripAsciiWhitespace(full.substr(0, semi)));
   const std::string params =
       semi == std::string::npos ? "" : absl::AsciiStrToLower(full.substr(semi + 1));
+  MediaType out;
   if (const size_t cs = params.find("charset="); cs != std::string::npos) {
     std::string charset = params.substr(cs + 8);
     charset = charset.substr(0, charset.find(';'));
@@ -66,19 +68,27 @@ absl::StatusOr<ContentType> ParseContentType(std::string_view mime) {
     if (charset.size() >= 2 && charset.front() == '"' && charset.back() == '"') {
       charset = charset.substr(1, charset.size() - 2);
     }
-    if (charset != "utf-8" && charset != "utf8" && charset != "us-ascii") {
+    if (absl::StatusOr<std::string> name = CharsetName(charset); !name.ok()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("content type '", full, "': only UTF-8 text is accepted (charset ", charset,
-                       "); convert the document to UTF-8 first"));
+          absl::StrCat("content type '", full, "': ", name.status().message()));
     }
+    out.charset = charset;
   }
-  if (type == "text/plain") return ContentType::kText;
-  if (type == "text/markdown" || type == "text/x-markdown") return ContentType::kMarkdown;
-  if (type == "text/html" || type == "application/xhtml+xml") return ContentType::kHtml;
-  if (type == "application/pdf") return ContentType::kPdf;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "content type '", full, "' is not supported; supported: ", std::string(kSupported),
-      " (or none, to detect PDF, HTML and text)"));
+  if (type == "text/plain") {
+    out.type = ContentType::kText;
+  } else if (type == "text/markdown" || type == "text/x-markdown") {
+    out.type = ContentType::kMarkdown;
+  } else if (type == "text/html" || type == "application/xhtml+xml") {
+    out.type = ContentType::kHtml;
+  } else if (type == "application/pdf") {
+    out.type = ContentType::kPdf;
+    out.charset.clear();  // a PDF's text carries its own encodings
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "content type '", full, "' is not supported; supported: ", std::string(kSupported),
+        " (or none, to detect PDF, HTML and text)"));
+  }
+  return out;
 }
 
 ContentType Detect(std::string_view input) {
@@ -87,7 +97,14 @@ ContentType Detect(std::string_view input) {
   size_t i = 0;
   if (absl::StartsWith(head, "\xEF\xBB\xBF")) i = 3;  // a UTF-8 byte order mark
   while (i < head.size() && IsBlank(static_cast<unsigned char>(head[i]))) ++i;
-  const std::string start = absl::AsciiStrToLower(head.substr(i));
+  std::string start = absl::AsciiStrToLower(head.substr(i));
+  // XHTML: an XML declaration before the doctype or <html>.
+  if (absl::StartsWith(start, "<?xml")) {
+    const size_t close = start.find("?>");
+    size_t j = close == std::string::npos ? start.size() : close + 2;
+    while (j < start.size() && IsBlank(static_cast<unsigned char>(start[j]))) ++j;
+    start = start.substr(j);
+  }
   if (absl::StartsWith(start, "<!doctype html")) return ContentType::kHtml;
   if (absl::StartsWith(start, "<!--") &&
       (absl::StrContains(start, "<html") || absl::StrContains(start, "<!doctype html"))) {

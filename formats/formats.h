@@ -22,17 +22,25 @@ enum class ContentType { kText, kMarkdown, kHtml, kPdf };
 // The MIME name of a type ("text/plain", "text/markdown", "text/html", "application/pdf").
 std::string_view MimeName(ContentType type);
 
-// Parses a MIME type as a request gives it: case-insensitive, parameters (";charset=utf-8")
-// ignored; "text/x-markdown" is Markdown, "application/xhtml+xml" HTML. An unsupported type is
-// InvalidArgument naming the supported ones; charsets other than UTF-8 (and US-ASCII) too.
-absl::StatusOr<ContentType> ParseContentType(std::string_view mime);
+// A request's MIME type: the content type and the charset it declares.
+struct MediaType {
+  ContentType type = ContentType::kText;
+  std::string charset;  // the charset parameter's label, lowercased; empty when none
+};
+
+// Parses a MIME type as a request gives it: case-insensitive, "text/x-markdown" is Markdown,
+// "application/xhtml+xml" HTML; of the parameters only "charset" is read (formats/encoding.h
+// reads the document in it). An unsupported type is InvalidArgument naming the supported
+// ones; a charset ICU has no converter for too.
+absl::StatusOr<MediaType> ParseMediaType(std::string_view mime);
 
 // The type of a request that named none: "%PDF-" within its first 1,024 bytes is PDF; a
-// document whose first non-blank characters are "<!doctype html", a comment before <html>, or
-// the start tag of an element pages and fragments begin with (<html>, <head>, <body>, <p>,
-// <div>, <h1>..<h6>, <article>, <section>, <main>, <header>, <nav>, <ul>, <ol>, <table>,
-// <meta>, <title>) is HTML; anything else text/plain (Markdown is never guessed: plain text
-// reads it as before, so old clients see no change).
+// document whose first non-blank characters (past an XML declaration) are "<!doctype html", a
+// comment before <html>, or the start tag of an element pages and fragments begin with
+// (<html>, <head>, <body>, <p>, <div>, <h1>..<h6>, <article>, <section>, <main>, <header>,
+// <nav>, <ul>, <ol>, <table>, <meta>, <title>) is HTML; anything else text/plain (Markdown is
+// never guessed: plain text reads it as before, so old clients see no change). Text in
+// UTF-16 shows its tags once converted (formats/encoding.h): detect on the converted text.
 ContentType Detect(std::string_view input);
 
 // A box on a PDF page in points (1/72 inch), from the page's top-left corner.

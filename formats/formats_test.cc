@@ -72,22 +72,28 @@ void ExpectPiecesPointIntoSource(const Extracted& x, std::string_view input) {
 }
 
 TEST(ContentType, ParsesTheSupportedTypesAndNamesThemWhenNot) {
-  EXPECT_EQ(*ParseContentType("text/plain"), ContentType::kText);
-  EXPECT_EQ(*ParseContentType("text/markdown; charset=UTF-8"), ContentType::kMarkdown);
-  EXPECT_EQ(*ParseContentType("text/x-markdown"), ContentType::kMarkdown);
-  EXPECT_EQ(*ParseContentType(" TEXT/HTML ;charset=\"utf-8\""), ContentType::kHtml);
-  EXPECT_EQ(*ParseContentType("application/pdf"), ContentType::kPdf);
-  const auto word = ParseContentType("application/msword");
+  EXPECT_EQ(ParseMediaType("text/plain")->type, ContentType::kText);
+  EXPECT_EQ(ParseMediaType("text/markdown; charset=UTF-8")->type, ContentType::kMarkdown);
+  EXPECT_EQ(ParseMediaType("text/x-markdown")->type, ContentType::kMarkdown);
+  EXPECT_EQ(ParseMediaType(" TEXT/HTML ;charset=\"utf-8\"")->type, ContentType::kHtml);
+  EXPECT_EQ(ParseMediaType("application/pdf")->type, ContentType::kPdf);
+  const auto word = ParseMediaType("application/msword");
   ASSERT_FALSE(word.ok());
   EXPECT_EQ(word.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(word.status().message(),
               HasSubstr("supported: text/plain, text/markdown, text/html, application/pdf"));
-  const auto latin1 = ParseContentType("text/html; charset=iso-8859-1");
-  ASSERT_FALSE(latin1.ok());
-  EXPECT_THAT(latin1.status().message(), HasSubstr("convert the document to UTF-8"));
+  // A charset is kept for the reader (formats/encoding.h); one ICU cannot convert is refused.
+  const auto latin1 = ParseMediaType("text/html; charset=ISO-8859-1");
+  ASSERT_TRUE(latin1.ok());
+  EXPECT_EQ(latin1->type, ContentType::kHtml);
+  EXPECT_EQ(latin1->charset, "iso-8859-1");
+  EXPECT_EQ(ParseMediaType("text/plain")->charset, "");
+  const auto unknown = ParseMediaType("text/plain; charset=klingon-8");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_THAT(unknown.status().message(), HasSubstr("charset 'klingon-8' is not known"));
   for (ContentType t :
        {ContentType::kText, ContentType::kMarkdown, ContentType::kHtml, ContentType::kPdf}) {
-    EXPECT_EQ(*ParseContentType(MimeName(t)), t);
+    EXPECT_EQ(ParseMediaType(MimeName(t))->type, t);
   }
 }
 
@@ -97,6 +103,11 @@ TEST(ContentType, DetectsPdfAndHtmlAndNeverGuessesMarkdown) {
   EXPECT_EQ(Detect("\xEF\xBB\xBF<html lang=en>"), ContentType::kHtml);
   EXPECT_EQ(Detect("<p>A small page.</p><p>Two paragraphs.</p>"), ContentType::kHtml);
   EXPECT_EQ(Detect("<!-- saved --><html>"), ContentType::kHtml);
+  EXPECT_EQ(Detect("<?xml version=\"1.0\" encoding=\"iso-8859-1\"?>\n<!DOCTYPE html>"),
+            ContentType::kHtml);
+  EXPECT_EQ(Detect("<?xml version=\"1.0\"?><html xmlns=\"http://www.w3.org/1999/xhtml\">"),
+            ContentType::kHtml);
+  EXPECT_EQ(Detect("<?xml version=\"1.0\"?><feed>"), ContentType::kText);
   EXPECT_EQ(Detect("# Title\n\nSome *Markdown* text."), ContentType::kText);
   EXPECT_EQ(Detect("x < y and <b> is a tag name."), ContentType::kText);
   EXPECT_EQ(Detect("<preamble> is not a tag we know."), ContentType::kText);
@@ -250,6 +261,24 @@ TEST(Html, WithoutMainDropsPageChrome) {
   const auto x = Extract(kPage, ContentType::kHtml, {});
   ASSERT_TRUE(x.ok()) << x.status();
   EXPECT_EQ(x->text, "Title\nFirst paragraph.\nSecond line.");
+}
+
+// Pages of the 2000s (libxslt's manual in /usr/share/doc) set their columns in tables: a table
+// whose cells hold headings, paragraphs or lists is read as blocks; a data table is not.
+TEST(Html, LayoutTablesAreReadAndDataTablesDropped) {
+  constexpr std::string_view kOld =
+      "<html><body><table width=100%><tr><td><table><tr><td><h1>The XSLT library</h1>"
+      "</td></tr></table></td></tr><tr><td valign=top><ul><li><a href=a>Home</a></li></ul></td>"
+      "<td><p>Libxslt is the XSLT C library.</p><table border=1><tr><th>Option</th>"
+      "<th>Meaning</th></tr><tr><td>-o</td><td>output file</td></tr></table>"
+      "<p>It is based on libxml2.</p></td></tr></table>"
+      "<table role=presentation><tr><td>Laid out with a role.</td></tr></table></body></html>";
+  const auto x = Extract(kOld, ContentType::kHtml, {});
+  ASSERT_TRUE(x.ok()) << x.status();
+  EXPECT_EQ(x->text,
+            "The XSLT library\nHome\nLibxslt is the XSLT C library.\nIt is based on libxml2.\n"
+            "Laid out with a role.");
+  ExpectPiecesPointIntoSource(*x, kOld);
 }
 
 TEST(Html, DepthOverTheLimitIsRefusedAndHugeDepthDoesNotCrash) {

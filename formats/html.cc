@@ -1,13 +1,16 @@
 // HTML (gumbo, an HTML5 parser) into the text form: the page's <main>, else its one <article>,
 // else its <body>; each block element (paragraph, heading, list item, ...) one line; inline
 // markup dropped with its text kept; scripts, styles, navigation, page headers and footers,
-// asides, forms, tables, code blocks (<pre>), figures and hidden elements dropped. Each word maps
-// back to the bytes of its text node in the input.
+// asides, forms, data tables, code blocks (<pre>), figures and hidden elements dropped (a table
+// that lays out the page is read as blocks). Each word maps back to the bytes of its text node in
+// the input.
 #include <gumbo.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <utility>
 #include <vector>
 
@@ -128,6 +131,7 @@ bool IsBlock(GumboTag tag) {
     case GUMBO_TAG_SECTION:
     case GUMBO_TAG_SUMMARY:
     case GUMBO_TAG_UL:
+    case GUMBO_TAG_TABLE:  // a layout table (IsLayoutTable): data tables are dropped
     case GUMBO_TAG_TR:
     case GUMBO_TAG_TD:
     case GUMBO_TAG_TH:
@@ -135,6 +139,55 @@ bool IsBlock(GumboTag tag) {
     default:
       return false;
   }
+}
+
+// A table used for layout (pages of the 2000s set their columns in tables): role
+// "presentation" or "none", or a cell holding a heading, paragraph, list, quote, division or
+// another table. A data table's cells hold words, links and emphasis. Reads the table's rows
+// and cells and their children only: each node is looked at by its own table.
+bool IsLayoutTable(const GumboNode* table) {
+  if (const GumboAttribute* a = gumbo_get_attribute(&table->v.element.attributes, "role")) {
+    if (absl::EqualsIgnoreCase(a->value, "presentation") ||
+        absl::EqualsIgnoreCase(a->value, "none")) {
+      return true;
+    }
+  }
+  auto elements = [](const GumboNode* n) { return &n->v.element.children; };
+  auto is = [](const void* n, std::initializer_list<GumboTag> tags) {
+    const auto* node = static_cast<const GumboNode*>(n);
+    if (node->type != GUMBO_NODE_ELEMENT) return false;
+    return std::find(tags.begin(), tags.end(), node->v.element.tag) != tags.end();
+  };
+  auto row_is_layout = [&](const GumboNode* row) {
+    const GumboVector* cells = elements(row);
+    for (unsigned c = 0; c < cells->length; ++c) {
+      if (!is(cells->data[c], {GUMBO_TAG_TD, GUMBO_TAG_TH})) continue;
+      const GumboVector* inside = elements(static_cast<const GumboNode*>(cells->data[c]));
+      for (unsigned i = 0; i < inside->length; ++i) {
+        if (is(inside->data[i],
+               {GUMBO_TAG_H1, GUMBO_TAG_H2, GUMBO_TAG_H3, GUMBO_TAG_H4, GUMBO_TAG_H5, GUMBO_TAG_H6,
+                GUMBO_TAG_P, GUMBO_TAG_UL, GUMBO_TAG_OL, GUMBO_TAG_DL, GUMBO_TAG_BLOCKQUOTE,
+                GUMBO_TAG_DIV, GUMBO_TAG_TABLE, GUMBO_TAG_CENTER})) {
+          return true;
+        }
+      }
+    }
+    return false;
+  };
+  const GumboVector* parts = elements(table);
+  for (unsigned i = 0; i < parts->length; ++i) {
+    const auto* part = static_cast<const GumboNode*>(parts->data[i]);
+    if (is(part, {GUMBO_TAG_TR}) && row_is_layout(part)) return true;
+    if (!is(part, {GUMBO_TAG_TBODY, GUMBO_TAG_THEAD, GUMBO_TAG_TFOOT})) continue;
+    const GumboVector* rows = elements(part);
+    for (unsigned r = 0; r < rows->length; ++r) {
+      if (is(rows->data[r], {GUMBO_TAG_TR}) &&
+          row_is_layout(static_cast<const GumboNode*>(rows->data[r]))) {
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 // hidden, aria-hidden="true", or a landmark role that is not content.
@@ -255,7 +308,8 @@ absl::StatusOr<Extracted> ExtractHtml(std::string_view input, const ExtractLimit
       case GUMBO_NODE_ELEMENT:
       case GUMBO_NODE_TEMPLATE: {
         const GumboElement& e = child->v.element;
-        if (Dropped(e.tag, in_content) || HiddenOrChrome(e)) {
+        const bool layout = e.tag == GUMBO_TAG_TABLE && IsLayoutTable(child);
+        if ((Dropped(e.tag, in_content) && !layout) || HiddenOrChrome(e)) {
           // A dropped element between two words still separates them.
           b.Space();
           break;

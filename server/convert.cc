@@ -104,9 +104,10 @@ absl::StatusOr<RequestPlan> PlanRequest(const v1::SummarizeRequest& r,
   p.select.rerank = config.scoring.rerank;  // the model's summary-level reranking, if any
   p.return_all_scores = r.return_all_scores();
   if (!r.content_type().empty() && r.input_case() == v1::SummarizeRequest::kDocument) {
-    absl::StatusOr<formats::ContentType> type = formats::ParseContentType(r.content_type());
+    absl::StatusOr<formats::MediaType> type = formats::ParseMediaType(r.content_type());
     if (!type.ok()) return type.status();
-    p.content_type = *type;
+    p.content_type = type->type;
+    p.charset = type->charset;
   }
   p.return_extracted_text = r.return_extracted_text();
   return p;
@@ -131,12 +132,35 @@ absl::Status ReadInput(const ReadOptions& options, RequestPlan* plan, ReadDocume
     return s;
   }
   read->type = plan->content_type.value_or(formats::Detect(in.document));
-  if (read->type != formats::ContentType::kText) {
+  if (read->type == formats::ContentType::kPdf) {
     absl::StatusOr<formats::Extracted> x =
         formats::Extract(in.document, read->type, options.limits);
     if (!x.ok()) return x.status();
     read->extracted = *std::move(x);
     in.document = read->extracted->text;
+    read->language = formats::DetectLanguage(in.document);
+    return absl::OkStatus();
+  }
+  formats::DecodeOptions decode;
+  decode.declared = plan->charset;
+  decode.html = read->type == formats::ContentType::kHtml;
+  decode.deadline = options.limits.deadline;
+  absl::StatusOr<formats::Decoded> decoded = formats::Decode(in.document, decode);
+  if (!decoded.ok()) return decoded.status();
+  read->encoding = decoded->encoding;
+  read->encoding_decided_by = decoded->decided_by;
+  const std::string_view text = decoded->View(in.document);
+  // Detected again on the text: UTF-16 shows its tags only once converted.
+  if (!plan->content_type) read->type = formats::Detect(text);
+  if (read->type != formats::ContentType::kText) {
+    absl::StatusOr<formats::Extracted> x = formats::Extract(text, read->type, options.limits);
+    if (!x.ok()) return x.status();
+    formats::MapSources(*decoded, &*x);
+    read->extracted = *std::move(x);
+    in.document = read->extracted->text;
+  } else if (decoded->converted) {
+    read->converted = *std::move(decoded);
+    in.document = read->converted->text;
   }
   read->language = formats::DetectLanguage(in.document);
   return absl::OkStatus();
@@ -147,8 +171,9 @@ namespace {
 // Where a unit of the extracted text came from in the original.
 void FillSource(const ReadDocument& read, const model::Unit& u, v1::Sentence* s) {
   if (!read.extracted) {
-    s->set_source_begin(u.begin);
-    s->set_source_end(u.end);
+    const formats::Decoded* c = read.converted ? &*read.converted : nullptr;
+    s->set_source_begin(c != nullptr ? c->Original(u.begin) : u.begin);
+    s->set_source_end(c != nullptr ? c->Original(u.end) : u.end);
     return;
   }
   const formats::Extracted& x = *read.extracted;
@@ -202,10 +227,13 @@ void FillSummary(const RequestPlan& plan, const ReadDocument& read,
   out->set_local_window(static_cast<uint32_t>(result.local_window));
   out->set_content_type(std::string(formats::MimeName(read.type)));
   out->set_language(read.language);
+  out->set_encoding(read.encoding);
+  out->set_encoding_decided_by(read.encoding_decided_by);
   if (read.extracted) {
     out->set_pages(static_cast<uint32_t>(read.extracted->pages));
     if (plan.return_extracted_text) out->set_extracted_text(read.extracted->text);
   }
+  if (read.converted && plan.return_extracted_text) out->set_extracted_text(read.converted->text);
   if (plan.return_all_scores) {
     std::vector<float> all(doc.units.size(), 0.f);
     for (size_t i = 0; i < doc.kept.size(); ++i) all[doc.kept[i]] = scores[i];
@@ -218,6 +246,8 @@ void FillEstimate(const ReadDocument& read, const model::PreparedDocument& doc,
                   v1::EstimateResponse* out) {
   out->set_content_type(std::string(formats::MimeName(read.type)));
   out->set_language(read.language);
+  out->set_encoding(read.encoding);
+  out->set_encoding_decided_by(read.encoding_decided_by);
   if (read.extracted) out->set_pages(static_cast<uint32_t>(read.extracted->pages));
   out->set_input_tokens(static_cast<uint32_t>(doc.num_tokens()));
   out->set_input_sentences(static_cast<uint32_t>(doc.units.size()));

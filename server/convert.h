@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "formats/encoding.h"
 #include "formats/formats.h"
 #include "model/document.h"
 #include "model/select.h"
@@ -25,14 +26,19 @@ struct RequestPlan {
   bool return_all_scores = false;
   // The request's content type; nullopt: detect it (formats::Detect).
   std::optional<formats::ContentType> content_type;
+  std::string charset;  // the content type's charset label; empty: none declared
   bool return_extracted_text = false;
 };
 
 // A document's text as the model reads it: for Markdown, HTML and PDF the extraction (and
-// `input.document` of the plan points into it), else nothing. Owned by the call.
+// `input.document` of the plan points into it); for text not in UTF-8 its conversion (the same);
+// else nothing. Owned by the call.
 struct ReadDocument {
   formats::ContentType type = formats::ContentType::kText;
   std::optional<formats::Extracted> extracted;
+  std::optional<formats::Decoded> converted;  // text/plain converted to UTF-8
+  std::string encoding;                       // formats::Decoded (empty for PDF)
+  std::string encoding_decided_by;
   std::string language;  // formats::DetectLanguage
 };
 
@@ -47,11 +53,12 @@ struct ReadOptions {
   formats::ExtractLimits limits;
 };
 
-// Reads the plan's document: takes or detects its content type, extracts Markdown, HTML and
-// PDF into `read` (then plan->input.document points into read->extracted, which must neither
-// move nor die before the plan) and detects its language. InvalidArgument for input over
-// max_document_bytes or that its format's reader refuses. Pre-split input is read as text.
-// Thread-safe.
+// Reads the plan's document: takes or detects its content type, reads text in its encoding
+// (formats::Decode), extracts Markdown, HTML and PDF into `read` (then plan->input.document
+// points into read->extracted or read->converted, which must neither move nor die before the
+// plan) and detects its language. InvalidArgument for input over max_document_bytes, in an
+// encoding that cannot be read, or that its format's reader refuses. Pre-split input is read
+// as text. Thread-safe.
 absl::Status ReadInput(const ReadOptions& options, RequestPlan* plan, ReadDocument* read);
 
 // Chooses sentences and fills `response` from a prepared document and the model's result

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
@@ -182,6 +183,47 @@ TEST(FillSummary, MarkdownSentencesPointIntoExtractedTextAndSource) {
   EXPECT_EQ(
       request.document().substr(second.source_begin(), second.source_end() - second.source_begin()),
       "Logs rotate `every` day.");
+}
+
+// Text in another encoding: read in it, begin/end index the converted text (returned as
+// extracted_text), source_begin/source_end the bytes as sent; the response names the encoding.
+TEST(FillSummary, Latin1SentencesPointIntoTheBytesAsSent) {
+  for (const char* type : {"text/plain; charset=iso-8859-1", "text/html; charset=latin1", ""}) {
+    SCOPED_TRACE(type);
+    const bool html = absl::StrContains(type, "html");
+    v1::SummarizeRequest request;
+    const std::string body =
+        "Le caf\xE9 est servi \xE0 la terrasse. L'\xE9t\xE9 est tr\xE8s chaud cette ann\xE9"
+        "e.";
+    request.set_document(html ? "<p>" + body + "</p>" : body);
+    request.set_content_type(type);
+    request.set_max_sentences(1);
+    request.set_return_extracted_text(true);
+    auto plan = PlanRequest(request, Config());
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    ReadDocument read;
+    ASSERT_TRUE(ReadInput({}, &*plan, &read).ok());
+    EXPECT_EQ(read.encoding, "windows-1252");
+    EXPECT_EQ(read.encoding_decided_by, *type != '\0' ? "content_type" : "detected");
+    const test::WordTokenizer tok;
+    auto doc = model::Prepare(plan->input, tok, {});
+    ASSERT_TRUE(doc.ok()) << doc.status();
+    ASSERT_EQ(doc->kept.size(), 2U);
+    model::DocumentScores scores;
+    scores.scores = {0.1f, 0.9f};
+    v1::SummarizeResponse out;
+    FillSummary(*plan, read, *doc, scores, &out);
+    ASSERT_EQ(out.sentences_size(), 1);
+    EXPECT_EQ(out.encoding(), "windows-1252");
+    const v1::Sentence& s = out.sentences(0);
+    EXPECT_EQ(s.text(),
+              "L'\xC3\xA9t\xC3\xA9 est tr\xC3\xA8s chaud cette ann\xC3\xA9"
+              "e.");
+    EXPECT_EQ(out.extracted_text().substr(s.begin(), s.end() - s.begin()), s.text());
+    EXPECT_EQ(request.document().substr(s.source_begin(), s.source_end() - s.source_begin()),
+              "L'\xE9t\xE9 est tr\xE8s chaud cette ann\xE9"
+              "e.");
+  }
 }
 
 TEST(PlanRequest, UnsupportedContentTypeNamesTheSupportedOnes) {

@@ -252,7 +252,9 @@ TEST(Server, BadInputsGetTheirStatusCodes) {
   };
   expect(code(""), absl::StatusCode::kInvalidArgument, "document is empty");
   expect(code("  \n\n "), absl::StatusCode::kInvalidArgument, "only whitespace");
-  expect(code("bad \xff byte"), absl::StatusCode::kInvalidArgument, "byte offset 4");
+  client::SummarizeOptions utf8;
+  utf8.content_type = "text/plain; charset=utf-8";
+  expect(code("bad \xff byte", utf8), absl::StatusCode::kInvalidArgument, "byte offset 4");
   expect(code(std::string("nul\0byte", 8)), absl::StatusCode::kInvalidArgument, "NUL byte");
   expect(code(std::string(5000, 'a')), absl::StatusCode::kInvalidArgument,
          "the limit is 4096 (max_document_bytes)");
@@ -1077,8 +1079,22 @@ TEST(Server, DocumentFormatsAndTheirBadInputs) {
   std::string deep;
   for (int i = 0; i < 5000; ++i) deep += "<div>";
   fails(deep + "text", "text/html", "deeper than 512 levels");
-  fails("# Title\n\nbad \xff byte", "text/markdown", "byte offset 13");
+  fails("# Title\n\nbad \xff byte", "text/markdown; charset=utf-8", "byte offset 13");
+  fails("abc\x81 def", "text/plain; charset=shift_jis", "not valid Shift_JIS (content_type)");
   EXPECT_TRUE(summarize("Still serving after all that. Yes indeed.", "", &r).ok());
+  // UTF-16 with its byte-order mark, no type given: read as text, offsets into its bytes.
+  std::string utf16 = "\xFF\xFE";
+  const std::string english =
+      "The queue holds requests until a worker is free. Workers take "
+      "the oldest request first, and a full queue refuses new ones.";
+  for (char ch : english) utf16 += std::string{ch, '\0'};
+  ASSERT_TRUE(summarize(utf16, "", &r).ok());
+  EXPECT_EQ(r.encoding(), "UTF-16LE");
+  EXPECT_EQ(r.encoding_decided_by(), "byte_order_mark");
+  ASSERT_GT(r.sentences_size(), 0);
+  const v1::Sentence& w = r.sentences(0);
+  EXPECT_EQ(w.source_begin(), 2 + 2 * english.find(w.text()));
+  EXPECT_EQ(w.source_end() - w.source_begin(), 2 * w.text().size());
 
   // HTTP: the Content-Type header is the document's type.
   auto c = Http(*s);
@@ -1099,6 +1115,27 @@ TEST(Server, DocumentFormatsAndTheirBadInputs) {
   const size_t e = std::stoull(first["sourceEnd"].get<std::string>());
   EXPECT_EQ(page.substr(b, e - b), "The queue holds <b>requests</b> until a worker is free.");
   EXPECT_EQ(j["summary"].get<std::string>().find('<'), std::string::npos);
+  // A Latin-1 page, as the header declares it: accents kept, offsets into the bytes as sent.
+  const std::string latin1 =
+      "<html><body><p>Le caf\xE9 ouvre \xE0 sept heures chaque matin. Les \xE9l\xE8ves y "
+      "r\xE9visent leurs le\xE7ons avant l'examen.</p></body></html>";
+  h = c.Post("/v1/summarize?max_sentences=1", latin1, "text/html; charset=ISO-8859-1");
+  ASSERT_TRUE(h);
+  ASSERT_EQ(h->status, 200) << h->body;
+  const auto l = Body(h);
+  EXPECT_EQ(l["encoding"], "windows-1252");
+  EXPECT_EQ(l["encodingDecidedBy"], "content_type");
+  const auto& ls = l["sentences"][0];
+  const std::string said = ls["text"];
+  EXPECT_TRUE(said.find("caf\xC3\xA9") != std::string::npos ||
+              said.find("\xC3\xA9l\xC3\xA8ves") != std::string::npos)
+      << said;
+  const size_t lb = std::stoull(ls["sourceBegin"].get<std::string>());
+  const size_t le = std::stoull(ls["sourceEnd"].get<std::string>());
+  EXPECT_TRUE(latin1.substr(lb, le - lb) == "Le caf\xE9 ouvre \xE0 sept heures chaque matin." ||
+              latin1.substr(lb, le - lb) ==
+                  "Les \xE9l\xE8ves y r\xE9visent leurs le\xE7ons avant l'examen.")
+      << latin1.substr(lb, le - lb);
   h = c.Post("/v1/summarize", ReadFixture("encrypted.pdf"), "application/pdf");
   ASSERT_TRUE(h);
   EXPECT_EQ(h->status, 400);

@@ -208,7 +208,9 @@ def soak():
             if kind == "good":
                 summarize(s, doc)
             elif kind == "invalid_utf8":
-                summarize(s, doc[:200] + b"\xff\xfe" + doc[200:400])
+                # Declared UTF-8: undeclared, such bytes are read in a detected encoding.
+                summarize(s, doc[:200] + b"\xff\xfe" + doc[200:400],
+                          content_type="text/plain; charset=utf-8")
             elif kind == "empty":
                 summarize(s, b"")
             elif kind == "huge":
