@@ -213,11 +213,12 @@ void TextBuilder::AppendWordText(std::string_view word, uint64_t src_b, uint64_t
                                  int32_t page, const Box& box) {
   if (overflowed_ || word.empty()) return;
   std::string& t = out_.text;
-  if (pending_space_ && line_bytes_ > 0) {
+  if (pending_space_ && line_bytes_ > 0 && !(pending_break_ && model::JoinsWithoutSpace(t, word))) {
     t.push_back(' ');
     ++line_bytes_;
   }
   pending_space_ = false;
+  pending_break_ = false;
   if (t.size() + word.size() + 1 > max_bytes_) {
     overflowed_ = true;
     return;
@@ -326,7 +327,12 @@ void TextBuilder::AppendText(std::string_view text, uint64_t* cursor, uint64_t l
   size_t i = 0;
   while (i < text.size()) {
     if (IsBlank(static_cast<unsigned char>(text[i]))) {
-      Space();
+      // A run of whitespace with a newline in it is a wrapped line's break (HTML source).
+      if (text[i] == '\n' || text[i] == '\r') {
+        LineBreak();
+      } else if (!pending_break_) {
+        Space();
+      }
       ++i;
       continue;
     }
@@ -394,6 +400,7 @@ bool TextBuilder::DropTrailingHyphen() {
 
 void TextBuilder::EndBlock() {
   pending_space_ = false;
+  pending_break_ = false;
   if (line_bytes_ == 0 || overflowed_) return;
   out_.text.push_back('\n');
   line_bytes_ = 0;

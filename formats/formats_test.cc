@@ -281,6 +281,20 @@ TEST(Html, LayoutTablesAreReadAndDataTablesDropped) {
   ExpectPiecesPointIntoSource(*x, kOld);
 }
 
+// A wrapped line of Chinese or Japanese joins its next without a space; other scripts keep it.
+TEST(Formats, WrappedChineseLinesJoinWithoutASpace) {
+  const std::string md = "第一句话很\n重要。Latin\nwords 和\n中文\n\n- 列表项目\n  继续。\n";
+  const auto m = Extract(md, ContentType::kMarkdown, {});
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->text, "第一句话很重要。Latin words 和中文\n列表项目继续。");
+  ExpectPiecesPointIntoSource(*m, md);
+  const std::string page =
+      "<p>第一句话很\n   重要。キャッシュを\n使う。Plain\nEnglish 中文 空格</p>";
+  const auto h = Extract(page, ContentType::kHtml, {});
+  ASSERT_TRUE(h.ok()) << h.status();
+  EXPECT_EQ(h->text, "第一句话很重要。キャッシュを使う。Plain English 中文 空格");
+}
+
 TEST(Html, DepthOverTheLimitIsRefusedAndHugeDepthDoesNotCrash) {
   std::string deep;
   for (int i = 0; i < 600; ++i) deep += "<div>";

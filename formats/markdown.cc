@@ -302,7 +302,7 @@ absl::Status AppendPart(cmark_node* root, const LineStarts& line_offset, int64_t
         break;
       case CMARK_NODE_SOFTBREAK:
       case CMARK_NODE_LINEBREAK:
-        b.Space();
+        b.LineBreak();
         break;
       case CMARK_NODE_LINK:
         if (enter && IsBareLink(node)) {
@@ -414,7 +414,7 @@ absl::Status AppendPlainPart(std::string_view part, uint64_t begin, const Extrac
         limit = begin + std::min(next + 1, part.size());
       }
     } else {
-      b.Space();  // a soft line break
+      b.LineBreak();  // a soft line break
     }
     if (open) b.AppendText(line.substr(words), &cursor, limit, /*drop_bare_links=*/true);
     if (b.overflowed()) return absl::OkStatus();

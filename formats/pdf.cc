@@ -369,7 +369,8 @@ void AppendLine(const Line& line, bool first_in_block, TextBuilder* b, bool* joi
       !first_in_block &&
       (*join_next || (std::islower(static_cast<unsigned char>(line.words.front().text[0])) != 0 &&
                       b->DropTrailingHyphen()));
-  bool space = !first_in_block && !joins;
+  bool space = false;
+  if (!first_in_block && !joins) b->LineBreak();  // a space, or none between CJK characters
   const Word* prev = nullptr;
   for (const Word& w : line.words) {
     if (prev != nullptr) space = w.box.x0 - prev->box.x1 > 0.2 * w.font_size;

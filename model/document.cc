@@ -16,9 +16,19 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "model/internal/features.h"
+#include "model/internal/scripts.h"
 
 namespace rpsum::model {
 namespace {
+
+using internal::CodePointAt;
+using internal::DictionaryWords;
+using internal::IsCjkPunctuation;
+using internal::IsCjkWordChar;
+using internal::IsDictionaryScript;
+using internal::IsPunctuation;
+using internal::LastCodePoint;
+using internal::SpaceEndsUnit;
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
@@ -38,56 +48,56 @@ bool IsListItem(std::string_view line) {
   return i > 0 && i + 1 < line.size() && (line[i] == '.' || line[i] == ')') && line[i + 1] == ' ';
 }
 
-// The code point at s[i] and its length in bytes (*len); a byte that does not start a valid
-// sequence is returned as itself, length 1.
-uint32_t CodePointAt(std::string_view s, size_t i, size_t* len) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-  if (n == 1 || i + n > s.size()) {
-    *len = 1;
-    return c;
-  }
-  uint32_t cp = c & (0x7F >> n);
-  for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-  *len = n;
-  return cp;
-}
-
-// Han ideographs, hiragana and katakana: scripts written without spaces between words, where a
-// character is the unit a reader counts (docs/design.md, "Formats and other scripts"). Hangul is
-// written with spaces and counts by them.
-bool IsCjkWordChar(uint32_t cp) {
-  return (cp >= 0x3040 && cp <= 0x30FF) || (cp >= 0x31F0 && cp <= 0x31FF) ||
-         (cp >= 0x3400 && cp <= 0x4DBF) || (cp >= 0x4E00 && cp <= 0x9FFF) ||
-         (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF66 && cp <= 0xFF9F) ||
-         (cp >= 0x20000 && cp <= 0x2FFFF);
-}
-
-// CJK symbols and punctuation ("、。「」") and the full-width ASCII punctuation: they separate
-// words and are none.
-bool IsCjkPunctuation(uint32_t cp) {
-  return (cp >= 0x3000 && cp <= 0x303F) || (cp >= 0xFF01 && cp <= 0xFF0F) ||
-         (cp >= 0xFF1A && cp <= 0xFF20) || (cp >= 0xFF3B && cp <= 0xFF40) ||
-         (cp >= 0xFF5B && cp <= 0xFF65);
-}
-
-// Whether the last character of `s` is an ideograph or kana (a CJK line ending without
-// punctuation).
-bool EndsWithCjkWordChar(std::string_view s) {
-  size_t i = s.size();
-  while (i > 0 && (static_cast<unsigned char>(s[i - 1]) & 0xC0) == 0x80) --i;
-  if (i == 0) return false;
-  --i;
-  size_t len = 1;
-  return IsCjkWordChar(CodePointAt(s, i, &len));
-}
-
+// ASCII's sentence and clause punctuation, or any Unicode punctuation ("。", "…", "»"); a
+// letter of any script ("Введение", "개요", "Résumé"), a digit or a symbol is none.
 bool EndsWithPunctuation(std::string_view line) {
   if (line.empty()) return false;
   const char c = line.back();
+  if (static_cast<unsigned char>(c) >= 0x80) return IsPunctuation(LastCodePoint(line));
   return c == '.' || c == '!' || c == '?' || c == ':' || c == ';' || c == ',' || c == ')' ||
-         c == '"' || c == '\'' ||
-         (static_cast<unsigned char>(c) >= 0x80 && !EndsWithCjkWordChar(line));
+         c == '"' || c == '\'';
+}
+
+// Whether `s` holds a Thai or Lao character (U+0E00..U+0EFF: E0 B8 80 to E0 BB BF in UTF-8).
+bool HasThaiOrLao(std::string_view s) {
+  for (size_t i = s.find('\xE0'); i != std::string_view::npos && i + 1 < s.size();
+       i = s.find('\xE0', i + 1)) {
+    const auto next = static_cast<unsigned char>(s[i + 1]);
+    if (next >= 0xB8 && next <= 0xBB) return true;
+  }
+  return false;
+}
+
+// Thai and Lao end a sentence or clause with a space: [b, e) of `doc` (a unit) cut at each run
+// of spaces between two of their letters, appended to *out as units of `like`'s kind.
+void SplitAtUnitSpaces(std::string_view doc, const Unit& like, std::vector<Unit>* out) {
+  uint64_t start = like.begin;
+  uint32_t before = 0;
+  for (uint64_t i = like.begin; i < like.end;) {
+    if (doc[i] == ' ') {
+      uint64_t j = i;
+      while (j < like.end && doc[j] == ' ') ++j;
+      size_t len = 1;
+      if (j < like.end && SpaceEndsUnit(before) && SpaceEndsUnit(CodePointAt(doc, j, &len))) {
+        Unit u = like;
+        u.begin = start;
+        u.end = i;
+        u.paragraph_start = like.paragraph_start && start == like.begin;
+        out->push_back(u);
+        start = j;
+      }
+      before = ' ';
+      i = j;
+      continue;
+    }
+    size_t len = 1;
+    before = CodePointAt(doc, i, &len);
+    i += len;
+  }
+  Unit u = like;
+  u.begin = start;
+  u.paragraph_start = like.paragraph_start && start == like.begin;
+  out->push_back(u);
 }
 
 std::unique_ptr<icu::BreakIterator> MakeSentenceIterator() {
@@ -223,6 +233,18 @@ int32_t CountWords(std::string_view s) {
     }
     size_t len = 1;
     const uint32_t cp = CodePointAt(s, i, &len);
+    if (IsDictionaryScript(cp)) {  // Thai, Lao, Khmer, Burmese: ICU's dictionary words
+      size_t j = i + len;
+      while (j < s.size()) {
+        size_t l = 1;
+        if (!IsDictionaryScript(CodePointAt(s, j, &l))) break;
+        j += l;
+      }
+      n += DictionaryWords(s.substr(i, j - i), nullptr) - (in_word ? 1 : 0);
+      in_word = false;
+      i = j;
+      continue;
+    }
     i += len;
     if (IsCjkWordChar(cp)) {
       ++n;  // each ideograph or kana is a word-equivalent
@@ -277,8 +299,15 @@ int64_t FirstInvalidUtf8(std::string_view s) {
 
 bool IsHeadingLine(std::string_view line) {
   if (line.empty() || line[0] == '|') return false;
-  return line[0] == '#' ||
-         (!EndsWithPunctuation(line) && CountWords(line) <= 12 && !IsListItem(line));
+  if (line[0] == '#') return true;
+  if (EndsWithPunctuation(line) || CountWords(line) > 12 || IsListItem(line)) return false;
+  // Thai and Lao end sentences with a space, not a stop: a line of two is no heading.
+  if (HasThaiOrLao(line)) {
+    std::vector<Unit> parts;
+    SplitAtUnitSpaces(line, Unit{0, line.size()}, &parts);
+    return parts.size() == 1;
+  }
+  return true;
 }
 
 std::vector<Unit> SplitUnits(std::string_view doc) {
@@ -303,6 +332,14 @@ std::vector<Unit> SplitUnits(std::string_view doc) {
       } else {
         SplitSentences(doc, b, e, IsListItem(line) ? UnitKind::kListItem : UnitKind::kSentence,
                        &units);
+        if (HasThaiOrLao(line)) {
+          std::vector<Unit> split;
+          for (size_t k = first; k < units.size(); ++k) {
+            SplitAtUnitSpaces(doc, units[k], &split);
+          }
+          units.resize(first);
+          units.insert(units.end(), split.begin(), split.end());
+        }
       }
       if (units.size() > first) {
         units[first].paragraph_start = new_paragraph || units[first].kind != UnitKind::kSentence;

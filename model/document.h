@@ -28,19 +28,34 @@ struct Unit {
   bool is_short = false;         // fewer than 4 words: kept, but flagged
   bool paragraph_start = false;  // first unit of its paragraph (or line block)
   int32_t input_index = -1;      // for pre-split input: which entry it came from
-  int32_t words = 0;             // whitespace-separated words
+  int32_t words = 0;             // CountWords
 };
 
 // Words: whitespace-separated (space, tab, CR, LF, VT, FF), the corpus README's count, except
 // that each Han ideograph or kana counts as one word-equivalent (Chinese and Japanese are
-// written without spaces) and CJK punctuation separates words. Every budget and feature counts
-// words this way.
+// written without spaces), CJK punctuation separates words, and a run of Thai, Lao, Khmer or
+// Burmese (written without spaces between words) counts the words ICU's dictionary finds in it.
+// Every budget and feature counts words this way.
 int32_t CountWords(std::string_view text);
 
 // rouge-score's tokenizer without stemming: lowercase runs of [a-z0-9], every other byte
-// (non-ASCII included) separates. Title overlap's and trigram
-// blocking's words, and ROUGE's before stemming.
+// (non-ASCII included) separates. ROUGE's words before stemming.
 std::vector<std::string> AsciiWords(std::string_view text);
+
+// The words the word-based features and trigram blocking read, in every script: runs of
+// letters, digits and combining marks, lowercased; each Han ideograph or kana one word; Thai,
+// Lao, Khmer and Burmese as ICU's dictionaries cut them. The same as AsciiWords on ASCII text.
+std::vector<std::string> Words(std::string_view text);
+
+// A content word (centrality's and the document cosine's): 4 characters or more.
+bool IsContentWord(std::string_view word);
+
+// Whether a line break between text that ends in `before` and text that starts with `after`
+// reads as nothing rather than a space: both sides are Chinese or Japanese (ideographs, kana,
+// CJK and full-width punctuation), written without spaces, so a wrapped line joins without one
+// (as CSS joins segment breaks between such characters). Thai and the other scripts without
+// spaces between words keep the space: theirs ends a sentence.
+bool JoinsWithoutSpace(std::string_view before, std::string_view after);
 
 // Returns the byte offset of the first byte that is not part of valid UTF-8 (overlong forms,
 // surrogates and code points above U+10FFFF are invalid), or -1 if `text` is valid.
@@ -58,13 +73,15 @@ absl::Status CheckDocumentBytes(uint64_t bytes, uint64_t max_document_bytes);
 // rows (leading '|') are one unit each; other lines, list items included, are split into
 // sentences by ICU's sentence rules with English abbreviation suppression ("Dr.", "e.g.",
 // "U.S."), less the breaks that cut technical text ("The regex! compiler", "x != 0", "(eg. IP,
-// onion)": docs/design.md section 2, step 3). Blank lines separate paragraphs. Units are
-// trimmed of surrounding whitespace; empty ones are dropped. Thread-safe.
+// onion)": docs/design.md section 2, step 3), and in Thai and Lao at a space between two of
+// their letters (their sentences end so). Blank lines separate paragraphs. Units are trimmed of
+// surrounding whitespace; empty ones are dropped. Thread-safe.
 std::vector<Unit> SplitUnits(std::string_view document);
 
 // Whether SplitUnits makes this trimmed, non-empty line one heading unit: it starts with '#',
-// or it has at most 12 words, does not end with punctuation and is neither a list item nor a
-// table row.
+// or it has at most 12 words, does not end with punctuation (ASCII's, or any Unicode
+// punctuation: a final letter of any script is none), is neither a list item nor a table row,
+// and holds no Thai or Lao sentence space.
 bool IsHeadingLine(std::string_view line);
 
 enum class TruncationPolicy { kReject, kHead, kHeadAndTail };

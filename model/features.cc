@@ -38,7 +38,7 @@ std::vector<std::array<float, 2>> Centrality(const std::vector<std::vector<std::
   // Squared norm of the whole document's content-word vector.
   double total_sq = 0;
   for (const auto& [w, c] : total) {
-    if (w.size() >= 4) total_sq += static_cast<double>(c) * static_cast<double>(c);
+    if (IsContentWord(w)) total_sq += static_cast<double>(c) * static_cast<double>(c);
   }
   std::vector<std::array<float, 2>> out(words.size(), {0.f, 0.f});
   if (!want[0] && !want[1]) return out;
@@ -55,7 +55,7 @@ std::vector<std::array<float, 2>> Centrality(const std::vector<std::vector<std::
     for (const auto& [w, c] : own) {
       const int64_t other = total.at(w) - c;
       overlap += std::min(c, other);
-      if (want[1] && w.size() >= 4) {
+      if (want[1] && IsContentWord(w)) {
         dot += static_cast<double>(c) * static_cast<double>(other);
         own_sq += static_cast<double>(c) * static_cast<double>(c);
         cross += static_cast<double>(c) * static_cast<double>(total.at(w));
@@ -123,7 +123,7 @@ void AddModelInput(const DocumentInput& in, const Tokenizer& tokenizer,
   if (want[kFeatureTitleOverlap] || want[kFeatureRougeCentrality] ||
       want[kFeatureContentCentrality]) {
     for (int64_t i = 0; i < n; ++i) {
-      if (keep[i]) kept_words.push_back(AsciiWords(out->UnitText(in, static_cast<int32_t>(i))));
+      if (keep[i]) kept_words.push_back(Words(out->UnitText(in, static_cast<int32_t>(i))));
     }
   }
   const auto kept_count = static_cast<size_t>(std::count(keep.begin(), keep.end(), 1));
@@ -132,7 +132,7 @@ void AddModelInput(const DocumentInput& in, const Tokenizer& tokenizer,
   centrality.resize(kept_count, {0.f, 0.f});  // no words read: no unit has a centrality
   std::set<std::string> title_words;
   if (want[kFeatureTitleOverlap]) {
-    const std::vector<std::string> title = AsciiWords(in.title);
+    const std::vector<std::string> title = Words(in.title);
     title_words.insert(title.begin(), title.end());
   }
   const std::vector<std::array<float, 2>> in_section =

@@ -26,7 +26,7 @@ std::set<Trigram> WordTrigrams(const std::vector<std::string>& t) {
   return out;
 }
 
-std::set<Trigram> Trigrams(std::string_view text) { return WordTrigrams(AsciiWords(text)); }
+std::set<Trigram> Trigrams(std::string_view text) { return WordTrigrams(Words(text)); }
 
 // Whether `a` and `seen` share a trigram.
 bool SharesTrigram(const std::set<Trigram>& a, const std::set<Trigram>& seen) {
@@ -192,7 +192,7 @@ std::vector<int32_t> GreedySelection(const SelectionInputs& in,
 }
 
 // The document's words as integers, built once per document so that a candidate's features and
-// trigram checks touch no strings: each distinct AsciiWords word and word trigram gets an id.
+// trigram checks touch no strings: each distinct word (Words) and word trigram gets an id.
 struct UnitWords {
   size_t words = 0;
   std::vector<int32_t> distinct;                     // word ids, sorted, unique
@@ -214,13 +214,13 @@ DocumentWords MakeDocumentWords(const std::vector<std::string_view>& texts) {
   d.units.resize(texts.size());
   for (size_t i = 0; i < texts.size(); ++i) {
     UnitWords& u = d.units[i];
-    const std::vector<std::string> w = AsciiWords(texts[i]);
+    const std::vector<std::string> w = Words(texts[i]);
     u.words = w.size();
     std::vector<int32_t> ids(w.size());
     std::map<int32_t, int64_t> content;
     for (size_t k = 0; k < w.size(); ++k) {
       ids[k] = word_id.emplace(w[k], static_cast<int32_t>(word_id.size())).first->second;
-      if (w[k].size() >= 4) ++content[ids[k]];
+      if (IsContentWord(w[k])) ++content[ids[k]];
     }
     u.content.assign(content.begin(), content.end());
     for (size_t k = 0; k + 3 <= ids.size(); ++k) {

@@ -91,12 +91,12 @@ std::vector<double> DocumentState(const PreparedDocument& doc,
 // kRerankFeatureNames order (model/model_config.h), before standardisation:
 //   mean_score, max_score, min_score: the units' served scores (the mean weighted by words);
 //   units: how many; fill: min(words, budget) / budget;
-//   document_cosine: cosine of its content-word counts (AsciiWords of 4+ characters, as the
+//   document_cosine: cosine of its content-word counts (Words of 4+ characters, as the
 //     centrality feature) with the whole document's;
 //   title_share: the word-weighted mean of its units' title-overlap feature;
 //   position, first: mean and first kept index of its units over the kept units' count;
 //   rank: mean rank of its units in score order (0 = the best content unit);
-//   distinct: distinct words over words (AsciiWords);
+//   distinct: distinct words over words (Words);
 // and from the network's unit states (all 0 without them), against the document's state: the
 // mean state of its content units (not headings or fragments; of every kept unit when none is):
 //   net_coverage: cosine of the candidate's word-weighted mean state with the document's;

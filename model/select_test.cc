@@ -378,7 +378,7 @@ TEST(SummaryCandidates, EveryCandidatesFeaturesAreItsOwn) {
   auto content = [&](const std::vector<int32_t>& units) {
     std::map<std::string, double> m;
     for (int32_t u : units) {
-      for (const std::string& w : AsciiWords(d.texts[u])) {
+      for (const std::string& w : Words(d.texts[u])) {
         if (w.size() >= 4) m[w] += 1;
       }
     }
@@ -416,7 +416,7 @@ TEST(SummaryCandidates, EveryCandidatesFeaturesAreItsOwn) {
     double words = 0, pairs = 0, sum_pair = 0, max_pair = -2, min_unit = 2, sum_unit = 0;
     for (size_t a = 0; a < x.units.size(); ++a) {
       const int32_t u = x.units[a];
-      const auto w = AsciiWords(d.texts[u]);
+      const auto w = Words(d.texts[u]);
       distinct.insert(w.begin(), w.end());
       tokens += w.size();
       const double uw = d.prepared.units[d.prepared.kept[u]].words;

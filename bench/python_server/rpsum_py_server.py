@@ -12,7 +12,10 @@ same k policy, block-local attention past the threshold) and selection (served s
 content centrality, trigram blocking, word budget, headings and fragments last, the
 summary-level reranking on the unit states) follow docs/design.md, sections 2-4 and
 model/select.cc so that it selects the same sentences as rpsum; `scripts/bench load` checks
-that on the benchmark documents.
+that on the benchmark documents. It follows rpsum's English and CJK rules only: Thai, Lao,
+Khmer and Burmese words (ICU's dictionaries), non-ASCII letters in the word-based features and
+Unicode punctuation in the heading rule (docs/design.md, the table of scripts) are rpsum's, not
+its; the benchmark documents are English.
 
 usage: rpsum_py_server.py --model DIR --listen HOST:PORT [--threads N]
 """

@@ -35,6 +35,12 @@ class TextBuilder {
   bool DropTrailingHyphen();
   // A space before whatever comes next on this line (not at its start).
   void Space() { pending_space_ = line_bytes_ > 0; }
+  // A wrapped line's break: a space, or nothing between two Chinese or Japanese characters
+  // (model::JoinsWithoutSpace).
+  void LineBreak() {
+    Space();
+    pending_break_ = pending_space_;
+  }
   // Ends the current line if it holds anything.
   void EndBlock();
 
@@ -55,6 +61,7 @@ class TextBuilder {
   Extracted out_;
   uint64_t line_bytes_ = 0;
   bool pending_space_ = false;
+  bool pending_break_ = false;  // the pending space is a line break
   bool overflowed_ = false;
   int misses_ = 0;  // words in a row not found in the source
 };
