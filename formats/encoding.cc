@@ -288,7 +288,7 @@ absl::StatusOr<Decoded> Convert(std::string_view input, size_t skip, std::string
   } while (src < end || err == U_BUFFER_OVERFLOW_ERROR);
   out.Finish();
   d.text.shrink_to_fit();
-  d.map.Shrink();
+  d.map.Finish(input.size());
   return d;
 }
 
@@ -387,7 +387,8 @@ uint64_t SourceMap::Original(std::string_view text, uint64_t offset) const {
   return s;
 }
 
-void SourceMap::Shrink() {
+void SourceMap::Finish(uint64_t source_end) {
+  source_end_ = source_end;
   marks_.shrink_to_fit();
   lengths_.shrink_to_fit();
 }

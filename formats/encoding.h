@@ -29,7 +29,9 @@ class SourceMap {
   // Building (Decode): the next character took `text_bytes` of the text and `source_bytes`
   // of the original, from `source_offset`.
   void Add(uint64_t source_offset, uint32_t text_bytes, uint64_t source_bytes);
-  void Shrink();           // when done adding: gives back the unused room
+  // When done adding: the original ends at `source_end` (the text's end maps there, also when
+  // no character came of it), and the unused room is given back.
+  void Finish(uint64_t source_end);
   uint64_t bytes() const;  // memory held
 
  private:

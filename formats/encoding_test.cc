@@ -224,6 +224,10 @@ TEST(Decode, BadBytesInADeclaredEncodingAreAClearError) {
   ASSERT_TRUE(no_bom.ok()) << no_bom.status();
   EXPECT_EQ(no_bom->encoding, "UTF-16LE");
   EXPECT_EQ(no_bom->decided_by, "detected");
+  // A byte-order mark and nothing after it (found by fuzzing): the text's end is the input's.
+  const absl::StatusOr<Decoded> mark_only = DecodeAs("\xFE\xFF", "");
+  ASSERT_TRUE(mark_only.ok());
+  EXPECT_EQ(mark_only->Original(0), 2u);
   // A charset ICU does not know.
   EXPECT_FALSE(DecodeAs("x", "klingon-8").ok());
 }
