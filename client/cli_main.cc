@@ -34,8 +34,9 @@ ABSL_FLAG(int, clip_distance, 0, "override the model's clip distance k (0: its p
 ABSL_FLAG(std::string, truncation, "reject", "reject, head or head_and_tail");
 ABSL_FLAG(std::string, title, "", "document title");
 ABSL_FLAG(std::string, content_type, "",
-          "the documents' MIME type (text/plain, text/markdown, text/html, application/pdf); "
-          "default: from each file's extension (.md, .html, .pdf, .txt), else the server detects");
+          "the documents' MIME type (text/plain, text/markdown, text/html, application/pdf, "
+          "DOCX, ODT and EPUB's; a text type may name a charset); default: from each file's "
+          "extension (.md, .html, .pdf, .docx, .odt, .epub, .txt), else the server detects");
 ABSL_FLAG(bool, json, false, "print the full responses as JSON lines");
 ABSL_FLAG(int, concurrency, 4, "files in flight at once");
 ABSL_FLAG(std::string, token_file, "", "file with the bearer token");

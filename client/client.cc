@@ -82,6 +82,11 @@ std::string ContentTypeForFile(const std::string& path) {
   if (ext == "md" || ext == "markdown") return "text/markdown";
   if (ext == "html" || ext == "htm" || ext == "xhtml") return "text/html";
   if (ext == "pdf") return "application/pdf";
+  if (ext == "docx") {
+    return "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+  }
+  if (ext == "odt") return "application/vnd.oasis.opendocument.text";
+  if (ext == "epub") return "application/epub+zip";
   if (ext == "txt") return "text/plain";
   return "";
 }

@@ -18,7 +18,14 @@
 namespace rpsum::formats {
 namespace {
 
-constexpr std::string_view kSupported = "text/plain, text/markdown, text/html, application/pdf";
+constexpr std::string_view kSupported =
+    "text/plain, text/markdown, text/html, application/pdf, "
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document (DOCX), "
+    "application/vnd.oasis.opendocument.text (ODT), application/epub+zip";
+constexpr std::string_view kDocxMime =
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+constexpr std::string_view kOdtMime = "application/vnd.oasis.opendocument.text";
+constexpr std::string_view kEpubMime = "application/epub+zip";
 
 // A byte the text form never holds: ASCII whitespace and control characters.
 bool IsBlank(unsigned char c) { return c <= 0x20 || c == 0x7f; }
@@ -48,6 +55,12 @@ std::string_view MimeName(ContentType type) {
       return "text/html";
     case ContentType::kPdf:
       return "application/pdf";
+    case ContentType::kDocx:
+      return kDocxMime;
+    case ContentType::kOdt:
+      return kOdtMime;
+    case ContentType::kEpub:
+      return kEpubMime;
     case ContentType::kText:
       break;
   }
@@ -80,9 +93,13 @@ absl::StatusOr<MediaType> ParseMediaType(std::string_view mime) {
     out.type = ContentType::kMarkdown;
   } else if (type == "text/html" || type == "application/xhtml+xml") {
     out.type = ContentType::kHtml;
-  } else if (type == "application/pdf") {
-    out.type = ContentType::kPdf;
-    out.charset.clear();  // a PDF's text carries its own encodings
+  } else if (type == "application/pdf" || type == kDocxMime || type == kOdtMime ||
+             type == kEpubMime) {
+    out.type = type == kDocxMime   ? ContentType::kDocx
+               : type == kOdtMime  ? ContentType::kOdt
+               : type == kEpubMime ? ContentType::kEpub
+                                   : ContentType::kPdf;
+    out.charset.clear();  // binary formats carry their own encodings
   } else {
     return absl::InvalidArgumentError(absl::StrCat(
         "content type '", full, "' is not supported; supported: ", std::string(kSupported),
@@ -93,6 +110,14 @@ absl::StatusOr<MediaType> ParseMediaType(std::string_view mime) {
 
 ContentType Detect(std::string_view input) {
   const std::string head(input.substr(0, 1024));
+  if (absl::StartsWith(head, "PK\x03\x04")) {
+    // ODF and EPUB store their "mimetype" first, uncompressed; Word's first entries name it.
+    if (head.find(kOdtMime) != std::string::npos) return ContentType::kOdt;
+    if (head.find(kEpubMime) != std::string::npos) return ContentType::kEpub;
+    if (absl::StrContains(head, "word/") || absl::StrContains(head, "[Content_Types].xml")) {
+      return ContentType::kDocx;
+    }
+  }
   if (absl::StrContains(head, "%PDF-")) return ContentType::kPdf;
   size_t i = 0;
   if (absl::StartsWith(head, "\xEF\xBB\xBF")) i = 3;  // a UTF-8 byte order mark
@@ -138,6 +163,10 @@ absl::StatusOr<Extracted> Extract(std::string_view input, ContentType type,
                                         : internal::ExtractMarkdown(input, limits);
     case ContentType::kPdf:
       return internal::ExtractPdf(input, limits);
+    case ContentType::kDocx:
+    case ContentType::kOdt:
+    case ContentType::kEpub:
+      return internal::ExtractOffice(input, type, limits);
     case ContentType::kText:
       break;
   }
@@ -177,6 +206,25 @@ std::vector<PageBox> PageBoxesOf(const Extracted& doc, uint64_t begin, uint64_t 
       }
     }
     out.push_back(PageBox{it->page, b});
+  }
+  return out;
+}
+
+std::optional<PartRange> PartOf(const Extracted& doc, uint64_t begin, uint64_t end) {
+  auto it = std::lower_bound(doc.pieces.begin(), doc.pieces.end(), begin,
+                             [](const Piece& p, uint64_t b) { return p.end <= b; });
+  std::optional<PartRange> out;
+  int32_t block = 0;
+  for (; it != doc.pieces.end() && it->begin < end; ++it) {
+    if (it->page <= 0 || static_cast<size_t>(it->page) > doc.blocks.size()) continue;
+    if (!out) {
+      block = it->page;
+      const Block& b = doc.blocks[block - 1];
+      out = PartRange{doc.parts[b.part], b.paragraph, it->source_begin, it->source_end};
+    }
+    if (it->page != block) break;  // a unit lies in one block; its first block is its place
+    out->begin = std::min<uint64_t>(out->begin, it->source_begin);
+    out->end = std::max<uint64_t>(out->end, it->source_end);
   }
   return out;
 }

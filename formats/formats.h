@@ -17,7 +17,7 @@
 
 namespace rpsum::formats {
 
-enum class ContentType { kText, kMarkdown, kHtml, kPdf };
+enum class ContentType { kText, kMarkdown, kHtml, kPdf, kDocx, kOdt, kEpub };
 
 // The MIME name of a type ("text/plain", "text/markdown", "text/html", "application/pdf").
 std::string_view MimeName(ContentType type);
@@ -66,10 +66,20 @@ struct Piece {
   int32_t page = 0;  // PDF: 1-based page; 0 for the other formats
   PieceBox box;      // PDF: the word's box (poppler's)
 };
+// DOCX, ODT and EPUB: a place in the package a piece comes from (Piece::page is 1 + its index
+// in Extracted::blocks). DOCX and ODT: a paragraph of a part, and the piece's source range the
+// word's characters (code points) in that paragraph's text. EPUB: an XHTML file (paragraph 0),
+// and the source range bytes of that file.
+struct Block {
+  int32_t part = 0;       // index in Extracted::parts
+  int32_t paragraph = 0;  // 0-based, in document order, headings and list items included
+};
 struct Extracted {
-  std::string text;           // valid UTF-8 without NUL, one block per line
-  std::vector<Piece> pieces;  // ascending, non-overlapping, one per word
-  int32_t pages = 0;          // PDF pages read
+  std::string text;                // valid UTF-8 without NUL, one block per line
+  std::vector<Piece> pieces;       // ascending, non-overlapping, one per word
+  int32_t pages = 0;               // PDF pages read
+  std::vector<std::string> parts;  // DOCX, ODT, EPUB: the package's files read
+  std::vector<Block> blocks;
 };
 
 struct ExtractLimits {
@@ -91,6 +101,8 @@ struct ExtractLimits {
   // square of each line's words (about 11 ns times their sum here), and a 6.5-inch line of
   // 8-point prose holds some 25.
   int64_t max_ordered_run_words = 40;
+  // DOCX, ODT, EPUB: the bytes all the entries read may inflate to (a zip bomb stops here).
+  uint64_t max_unpacked_bytes = 64u << 20;
   // The request's deadline, checked inside every reader (between Markdown chunks, HTML nodes,
   // PDF pages and layout steps): DeadlineExceeded names the stage it was in.
   absl::Time deadline = absl::InfiniteFuture();
@@ -121,6 +133,23 @@ struct PageBox {
   Box box;
 };
 std::vector<PageBox> PageBoxesOf(const Extracted& doc, uint64_t begin, uint64_t end);
+
+// DOCX, ODT and EPUB: where [begin, end) of the extracted text lies in the package: the part
+// (file), the paragraph and the range (characters of the paragraph for DOCX and ODT, bytes of
+// the file for EPUB) from its first word to its last in the block of its first word. nullopt for
+// other formats.
+struct PartRange {
+  std::string part;
+  int32_t paragraph = 0;
+  uint64_t begin = 0;
+  uint64_t end = 0;
+};
+std::optional<PartRange> PartOf(const Extracted& doc, uint64_t begin, uint64_t end);
+
+// Whether a type is read from a zip package (DOCX, ODT, EPUB).
+constexpr bool IsPackage(ContentType type) {
+  return type == ContentType::kDocx || type == ContentType::kOdt || type == ContentType::kEpub;
+}
 
 // The language of a text as an ISO 639-1 code ("en", "zh", "ja"; "zh-Hant" for traditional
 // Chinese) by CLD2, or "und" when CLD2 cannot tell reliably (too little text, digits only).

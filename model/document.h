@@ -43,8 +43,8 @@ int32_t CountWords(std::string_view text);
 std::vector<std::string> AsciiWords(std::string_view text);
 
 // The words the word-based features and trigram blocking read, in every script: runs of
-// letters, digits and combining marks, lowercased; each Han ideograph or kana one word; Thai,
-// Lao, Khmer and Burmese as ICU's dictionaries cut them. The same as AsciiWords on ASCII text.
+// letters, digits and combining marks, lowercased; Chinese, Japanese, Thai, Lao, Khmer and
+// Burmese as ICU's dictionaries cut them. The same as AsciiWords on ASCII text.
 std::vector<std::string> Words(std::string_view text);
 
 // A content word (centrality's and the document cosine's): 4 characters or more.

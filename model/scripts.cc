@@ -135,16 +135,16 @@ std::vector<std::string> Words(std::string_view text) {
     }
     size_t len = 1;
     const uint32_t cp = internal::CodePointAt(text, i, &len);
-    if (internal::IsCjkWordChar(cp)) {
-      flush();
-      internal::AppendUtf8(cp, &cur);
-      flush();
-    } else if (internal::IsDictionaryScript(cp)) {
+    const bool cjk = internal::IsCjkWordChar(cp);
+    if (cjk || internal::IsDictionaryScript(cp)) {
+      // Chinese, Japanese, Thai, Lao, Khmer, Burmese: the run's words as ICU's dictionaries
+      // cut them (a trigram of characters would join unrelated sentences).
       flush();
       size_t j = i + len;
       while (j < text.size()) {
         size_t l = 1;
-        if (!internal::IsDictionaryScript(internal::CodePointAt(text, j, &l))) break;
+        const uint32_t next = internal::CodePointAt(text, j, &l);
+        if (cjk ? !internal::IsCjkWordChar(next) : !internal::IsDictionaryScript(next)) break;
         j += l;
       }
       internal::DictionaryWords(text.substr(i, j - i), &out);

@@ -92,7 +92,9 @@ TEST(Scripts, WordsInEveryScript) {
   EXPECT_EQ(Words("Naïve CAFÉ, x-ray"), (std::vector<std::string>{"naïve", "café", "x", "ray"}));
   EXPECT_EQ(Words("Пользователь ОТПРАВЛЯЕТ"),
             (std::vector<std::string>{"пользователь", "отправляет"}));
-  EXPECT_EQ(Words("缓存设计"), (std::vector<std::string>{"缓", "存", "设", "计"}));
+  EXPECT_EQ(Words("我们使用的人民"), (std::vector<std::string>{"我们", "使用", "的", "人民"}));
+  EXPECT_EQ(Words("これは最初の文です"),
+            (std::vector<std::string>{"これ", "は", "最初", "の", "文", "です"}));
   // ASCII text: the same words as rouge-score's tokenizer.
   EXPECT_EQ(Words("The API's v2 (2024)"), AsciiWords("The API's v2 (2024)"));
   // Thai: ICU's dictionary words, each counted.

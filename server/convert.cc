@@ -132,7 +132,7 @@ absl::Status ReadInput(const ReadOptions& options, RequestPlan* plan, ReadDocume
     return s;
   }
   read->type = plan->content_type.value_or(formats::Detect(in.document));
-  if (read->type == formats::ContentType::kPdf) {
+  if (read->type == formats::ContentType::kPdf || formats::IsPackage(read->type)) {
     absl::StatusOr<formats::Extracted> x =
         formats::Extract(in.document, read->type, options.limits);
     if (!x.ok()) return x.status();
@@ -177,6 +177,16 @@ void FillSource(const ReadDocument& read, const model::Unit& u, v1::Sentence* s)
     return;
   }
   const formats::Extracted& x = *read.extracted;
+  if (formats::IsPackage(read.type)) {
+    if (auto part = formats::PartOf(x, u.begin, u.end)) {
+      v1::PartRange* p = s->mutable_part();
+      p->set_part(part->part);
+      p->set_paragraph(static_cast<uint32_t>(part->paragraph));
+      p->set_begin(part->begin);
+      p->set_end(part->end);
+    }
+    return;
+  }
   if (auto src = formats::SourceOf(x, u.begin, u.end)) {
     s->set_source_begin(src->begin);
     s->set_source_end(src->end);

@@ -73,7 +73,10 @@ ABSL_FLAG(int64_t, max_input_tokens, 32768, "tokens per request at most (see tru
 ABSL_FLAG(int64_t, max_sentences, 4096, "sentences per request at most (see truncation)");
 ABSL_FLAG(int, max_pdf_pages, 500, "pages of a PDF document at most");
 ABSL_FLAG(uint64_t, max_extracted_bytes, 5u << 20,
-          "text extracted from a Markdown, HTML or PDF document at most, in bytes");
+          "text extracted from a Markdown, HTML, PDF, DOCX, ODT or EPUB document at most, in "
+          "bytes");
+ABSL_FLAG(uint64_t, max_unpacked_bytes, 64u << 20,
+          "bytes a DOCX, ODT or EPUB package may inflate to at most (a zip bomb stops here)");
 ABSL_FLAG(std::string, tls_cert, "", "server certificate chain (PEM); with --tls_key enables TLS");
 ABSL_FLAG(std::string, tls_key, "", "server private key (PEM)");
 ABSL_FLAG(std::string, tls_client_ca, "",
@@ -231,6 +234,7 @@ ServiceOptions ServiceOptionsFromFlags(const std::string& token) {
   opts.max_sentences = absl::GetFlag(FLAGS_max_sentences);
   opts.extract.max_pdf_pages = absl::GetFlag(FLAGS_max_pdf_pages);
   opts.extract.max_text_bytes = absl::GetFlag(FLAGS_max_extracted_bytes);
+  opts.extract.max_unpacked_bytes = absl::GetFlag(FLAGS_max_unpacked_bytes);
   opts.auth_token = token;
   opts.server_version = kVersion;
   opts.request_log = absl::GetFlag(FLAGS_request_log);

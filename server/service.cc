@@ -40,6 +40,16 @@ const char* ReasonFor(absl::StatusCode code) {
 
 // The `format` label of rpsum_extract_seconds: the MIME subtype (markdown, html, pdf).
 std::string FormatLabel(formats::ContentType type) {
+  switch (type) {
+    case formats::ContentType::kDocx:
+      return "docx";
+    case formats::ContentType::kOdt:
+      return "odt";
+    case formats::ContentType::kEpub:
+      return "epub";
+    default:
+      break;
+  }
   const std::string_view mime = formats::MimeName(type);
   return std::string(mime.substr(mime.find('/') + 1));
 }
@@ -385,8 +395,10 @@ void SummarizerService::HandleModelInfo(CallInfo info, v1::ModelInfo* out, Done 
     for (std::string_view lang : formats::kTrainedLanguages) {
       out->add_trained_languages(std::string(lang));
     }
-    for (formats::ContentType t : {formats::ContentType::kText, formats::ContentType::kMarkdown,
-                                   formats::ContentType::kHtml, formats::ContentType::kPdf}) {
+    for (formats::ContentType t :
+         {formats::ContentType::kText, formats::ContentType::kMarkdown, formats::ContentType::kHtml,
+          formats::ContentType::kPdf, formats::ContentType::kDocx, formats::ContentType::kOdt,
+          formats::ContentType::kEpub}) {
       out->add_content_types(std::string(formats::MimeName(t)));
     }
     out->set_device(d.device);

@@ -9,19 +9,24 @@ blank lines between them, every fourth paragraph gets **bold** and `code` on two
 and a link on a third, and a code block and a table follow every third section (the training
 corpus's extraction dropped both). HTML: the same structure as h2/p elements with b/code/a
 inside, a <pre> and a <table>, inside <main>, with a <nav>, <script>, <style>, <aside> and
-<footer> around it.
+<footer> around it. DOCX and ODT: the same structure in Word's and LibreOffice's XML, with
+tables, footnotes, comments, a header and tracked deletions that must not reach a summary. EPUB:
+the HTML page as its one chapter, after a navigation document.
 
 usage: render.py CORPUS.jsonl.gz OUT_DIR [--limit N] [--long WORDS]
-writes OUT_DIR/<n>.txt, .md, .html and OUT_DIR/manifest.jsonl (n, id, title, reference);
+writes OUT_DIR/<n>.txt, .md, .html, .docx, .odt, .epub and OUT_DIR/manifest.jsonl (n, id, title,
+reference);
 with --long, only OUT_DIR/long.md and long.html: the corpus's documents one after another, each
 under its title as a heading, until WORDS words (extract_bench.py's long document)
 """
 import argparse
 import gzip
 import html
+import io
 import json
 import pathlib
 import textwrap
+import zipfile
 
 PUNCT = tuple(".!?:;,)\"'")
 
@@ -117,6 +122,103 @@ def page(doc: str, title: str) -> str:
 """
 
 
+W_NS = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+
+
+def _zip(entries) -> bytes:
+    """A zip of (name, text) entries, the first stored (ODF's and EPUB's "mimetype")."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for i, (name, data) in enumerate(entries):
+            z.writestr(name, data, zipfile.ZIP_STORED if i == 0 else zipfile.ZIP_DEFLATED)
+    return buf.getvalue()
+
+
+def docx(doc: str, title: str) -> bytes:
+    """A Word document as Word writes one: Title and Heading 2 paragraphs, the text split into
+    runs, a table, a footnote reference and a comment on every fourth paragraph, a tracked
+    insertion and deletion on every third, a header part."""
+    e = html.escape
+    body = [f'<w:p><w:pPr><w:pStyle w:val="Title"/></w:pPr><w:r><w:t>{e(title)}</w:t></w:r></w:p>']
+    n = 0
+    for kind, line, extra in blocks(doc):
+        if kind == "heading":
+            if extra:
+                body.append('<w:tbl><w:tr><w:tc><w:p><w:r><w:t>field</w:t></w:r></w:p></w:tc>'
+                            '<w:tc><w:p><w:r><w:t>type</w:t></w:r></w:p></w:tc></w:tr></w:tbl>')
+            body.append(f'<w:p><w:pPr><w:pStyle w:val="Heading2"/></w:pPr><w:r><w:t>{e(line)}'
+                        '</w:t></w:r></w:p>')
+            continue
+        n += 1
+        words = line.split()
+        half = len(words) // 2
+        runs = (f'<w:r><w:t xml:space="preserve">{e(" ".join(words[:half]))} </w:t></w:r>'
+                f'<w:r><w:rPr><w:b/></w:rPr><w:t>{e(" ".join(words[half:]))}</w:t></w:r>')
+        if n % 3 == 0:
+            runs = ('<w:del w:id="1" w:author="a"><w:r><w:delText xml:space="preserve">Deleted '
+                    'words here. </w:delText></w:r></w:del>' + runs)
+        if extra:
+            runs += ('<w:r><w:footnoteReference w:id="1"/></w:r>'
+                     '<w:r><w:commentReference w:id="0"/></w:r>')
+        body.append(f"<w:p>{runs}</w:p>")
+    document = f'<w:document {W_NS}><w:body>{"".join(body)}<w:sectPr/></w:body></w:document>'
+    styles = (f'<w:styles {W_NS}><w:style w:styleId="Title"><w:name w:val="Title"/></w:style>'
+              '<w:style w:styleId="Heading2"><w:name w:val="heading 2"/></w:style></w:styles>')
+    return _zip([("[Content_Types].xml", "<Types/>"), ("word/document.xml", document),
+                 ("word/styles.xml", styles),
+                 ("word/footnotes.xml", f'<w:footnotes {W_NS}><w:footnote w:id="1"><w:p><w:r>'
+                  '<w:t>A footnote the summary must not hold.</w:t></w:r></w:p></w:footnote>'
+                  '</w:footnotes>'),
+                 ("word/header1.xml", f'<w:hdr {W_NS}><w:p><w:r><w:t>Proposal header</w:t>'
+                  '</w:r></w:p></w:hdr>')])
+
+
+def odt(doc: str, title: str) -> bytes:
+    """OpenDocument text as LibreOffice writes it: text:h headings, text:p paragraphs with a
+    span, a table, a footnote and a comment on every fourth paragraph."""
+    e = html.escape
+    body = [f'<text:h text:outline-level="1">{e(title)}</text:h>']
+    for kind, line, extra in blocks(doc):
+        if kind == "heading":
+            if extra:
+                body.append('<table:table><table:table-row><table:table-cell><text:p>field'
+                            '</text:p></table:table-cell></table:table-row></table:table>')
+            body.append(f'<text:h text:outline-level="2">{e(line)}</text:h>')
+            continue
+        words = line.split()
+        half = len(words) // 2
+        inner = (f'{e(" ".join(words[:half]))} <text:span text:style-name="T1">'
+                 f'{e(" ".join(words[half:]))}</text:span>')
+        if extra:
+            inner += ('<text:note text:note-class="footnote"><text:note-body><text:p>A footnote'
+                      ' the summary must not hold.</text:p></text:note-body></text:note>'
+                      '<office:annotation><text:p>A comment.</text:p></office:annotation>')
+        body.append(f"<text:p>{inner}</text:p>")
+    content = ('<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:'
+               'office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+               'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"><office:body>'
+               f'<office:text>{"".join(body)}</office:text></office:body>'
+               '</office:document-content>')
+    return _zip([("mimetype", "application/vnd.oasis.opendocument.text"),
+                 ("content.xml", content)])
+
+
+def epub(doc: str, title: str) -> bytes:
+    """An EPUB 3 of the HTML page's body as one chapter, with a navigation document."""
+    chapter = page(doc, title)
+    opf = ('<package xmlns="http://www.idpf.org/2007/opf" version="3.0"><manifest>'
+           '<item id="nav" href="nav.xhtml" properties="nav" media-type="application/xhtml+xml"/>'
+           '<item id="c1" href="text/chapter.xhtml" media-type="application/xhtml+xml"/>'
+           '</manifest><spine><itemref idref="nav"/><itemref idref="c1"/></spine></package>')
+    return _zip([("mimetype", "application/epub+zip"),
+                 ("META-INF/container.xml", '<container><rootfiles><rootfile '
+                  'full-path="OEBPS/content.opf"/></rootfiles></container>'),
+                 ("OEBPS/content.opf", opf),
+                 ("OEBPS/nav.xhtml", "<html><body><nav><ol><li>Chapter</li></ol></nav>"
+                  "</body></html>"),
+                 ("OEBPS/text/chapter.xhtml", chapter)])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("corpus")
@@ -148,6 +250,9 @@ def main():
             (out / f"{n}.txt").write_text(r["document"], encoding="utf-8")
             (out / f"{n}.md").write_text(markdown(r["document"], r["title"]), encoding="utf-8")
             (out / f"{n}.html").write_text(page(r["document"], r["title"]), encoding="utf-8")
+            (out / f"{n}.docx").write_bytes(docx(r["document"], r["title"]))
+            (out / f"{n}.odt").write_bytes(odt(r["document"], r["title"]))
+            (out / f"{n}.epub").write_bytes(epub(r["document"], r["title"]))
             m.write(json.dumps({"n": n, "id": r["id"], "title": r["title"],
                                 "reference": r["summary"]}) + "\n")
 

@@ -29,6 +29,12 @@ class TextBuilder {
   // Appends one PDF word (no spaces inside) with its page and box. `space_before`: a space
   // separates it from what the line holds.
   void AppendWord(std::string_view word, bool space_before, int32_t page, const Box& box);
+  // Appends one word of a DOCX, ODT or EPUB block (1-based `block`, into Extracted::blocks)
+  // with its source range there.
+  void AppendMappedWord(std::string_view word, uint64_t source_begin, uint64_t source_end,
+                        int32_t block) {
+    AppendWordText(word, source_begin, source_end, block, Box{});
+  }
   // Removes a trailing hyphen of the line ('-' or U+2010; a PDF line-end hyphen joined with
   // its next word): the last piece loses it (a lone hyphen piece touching the word before it
   // goes). False if the line ends in none, or in a dash (a lone hyphen apart from any word).
@@ -102,6 +108,9 @@ bool IsPlainMarkdownPart(std::string_view part);
 absl::StatusOr<Extracted> ExtractMarkdown(std::string_view input, const ExtractLimits& limits);
 absl::StatusOr<Extracted> ExtractHtml(std::string_view input, const ExtractLimits& limits);
 absl::StatusOr<Extracted> ExtractPdf(std::string_view input, const ExtractLimits& limits);
+// DOCX, ODT and EPUB (office.cc, on package.cc's zip and XML readers).
+absl::StatusOr<Extracted> ExtractOffice(std::string_view input, ContentType type,
+                                        const ExtractLimits& limits);
 
 }  // namespace rpsum::formats::internal
 

@@ -1,5 +1,6 @@
 // libFuzzer targets for the document readers (formats/): one binary per format, chosen at
-// compile time (RPSUM_FUZZ_FORMAT: 1 Markdown, 2 HTML, 3 PDF), the whole input the document.
+// compile time (RPSUM_FUZZ_FORMAT: 1 Markdown, 2 HTML, 3 PDF, 4 DOCX, 5 ODT, 6 EPUB), the whole
+// input the document.
 // Small limits so that the limit paths run too. Invariants: no crash or sanitizer report; a
 // refusal is INVALID_ARGUMENT with a message; an extraction is valid UTF-8 without NUL, its
 // pieces ascend inside the text and never cross a line, a mapped piece's source bytes are the
@@ -20,7 +21,11 @@ void Check(bool ok) {
 constexpr rpsum::formats::ContentType kType =
     RPSUM_FUZZ_FORMAT == 1   ? rpsum::formats::ContentType::kMarkdown
     : RPSUM_FUZZ_FORMAT == 2 ? rpsum::formats::ContentType::kHtml
+    : RPSUM_FUZZ_FORMAT == 4 ? rpsum::formats::ContentType::kDocx
+    : RPSUM_FUZZ_FORMAT == 5 ? rpsum::formats::ContentType::kOdt
+    : RPSUM_FUZZ_FORMAT == 6 ? rpsum::formats::ContentType::kEpub
                              : rpsum::formats::ContentType::kPdf;
+constexpr bool kPackage = rpsum::formats::IsPackage(kType);
 
 }  // namespace
 
@@ -44,6 +49,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(p.begin >= last && p.begin < p.end && p.end <= t.size());
     Check(t.find('\n', p.begin) >= p.end);  // a piece never crosses a line
     last = p.end;
+    if (kPackage) {  // a place in the package's blocks, not the input's bytes
+      Check(p.page >= 1 && static_cast<size_t>(p.page) <= x->blocks.size());
+      Check(x->blocks[p.page - 1].part >= 0 &&
+            static_cast<size_t>(x->blocks[p.page - 1].part) < x->parts.size());
+      continue;
+    }
     if (p.source_end > p.source_begin) {
       Check(p.source_end <= input.size());
       Check(input.substr(p.source_begin, p.source_end - p.source_begin) ==
@@ -53,6 +64,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   for (uint64_t b = 0; b < t.size(); b += 1 + t.size() / 8) {
     const uint64_t e = std::min<uint64_t>(t.size(), b + 40);
+    if (kPackage) {
+      if (auto part = rpsum::formats::PartOf(*x, b, e)) Check(part->begin <= part->end);
+      continue;
+    }
     if (auto src = rpsum::formats::SourceOf(*x, b, e)) {
       Check(src->begin < src->end && src->end <= input.size());
     }

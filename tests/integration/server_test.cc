@@ -990,11 +990,12 @@ TEST(Server, DocumentFormatsAndTheirBadInputs) {
                                      grpc::InsecureChannelCredentials());
   auto stub = v1::Summarizer::NewStub(channel);
   auto summarize = [&](const std::string& doc, const std::string& type, v1::SummarizeResponse* r,
-                       uint32_t max_words = 60) {
+                       uint32_t max_words = 60, bool keep_redundant = false) {
     v1::SummarizeRequest req;
     req.set_document(doc);
     req.set_content_type(type);
     req.set_max_words(max_words);
+    req.set_keep_redundant(keep_redundant);
     req.set_return_extracted_text(true);
     grpc::ClientContext ctx;
     return stub->Summarize(&ctx, req, r);
@@ -1040,7 +1041,11 @@ TEST(Server, DocumentFormatsAndTheirBadInputs) {
   for (int i = 0; i < 12; ++i) {
     zh += "第" + std::to_string(i) + "段的缓存策略在启动时预热并按最近最少使用的顺序淘汰页面。";
   }
+  // Its twelve sentences repeat one template: trigram blocking, which reads Chinese words,
+  // keeps one of them; kept redundant, the budget is what is measured.
   ASSERT_TRUE(summarize(zh, "", &r, 80).ok());
+  EXPECT_EQ(r.sentences_size(), 1);
+  ASSERT_TRUE(summarize(zh, "", &r, 80, /*keep_redundant=*/true).ok());
   EXPECT_EQ(r.language(), "zh");
   EXPECT_EQ(r.input_sentences(), 12U);
   int words = 0;
@@ -1054,7 +1059,7 @@ TEST(Server, DocumentFormatsAndTheirBadInputs) {
     ja += "第" + std::to_string(i) +
           "節では、キャッシュを起動時に温めて、最近使われていないページから捨てます。";
   }
-  ASSERT_TRUE(summarize(ja, "", &r, 80).ok());
+  ASSERT_TRUE(summarize(ja, "", &r, 80, /*keep_redundant=*/true).ok());
   EXPECT_EQ(r.language(), "ja");
   EXPECT_EQ(r.input_sentences(), 12U);
   words = 0;
@@ -1062,6 +1067,17 @@ TEST(Server, DocumentFormatsAndTheirBadInputs) {
   EXPECT_GT(r.sentences_size(), 1);
   EXPECT_LE(words, 80);
   EXPECT_GE(words, 50);
+
+  // A Word document, detected: its paragraphs without the deleted, table and contents text,
+  // each sentence pointing at its paragraph and characters.
+  ASSERT_TRUE(summarize(ReadFixture("small.docx"), "", &r, 60).ok());
+  EXPECT_EQ(r.content_type(),
+            "application/vnd.openxmlformats-officedocument.wordprocessingml.document");
+  EXPECT_EQ(r.extracted_text(), "Design\nThe cache always warms up.");
+  ASSERT_EQ(r.sentences_size(), 1);
+  EXPECT_EQ(r.sentences(0).part().part(), "word/document.xml");
+  EXPECT_EQ(r.sentences(0).part().paragraph(), 1U);
+  EXPECT_EQ(r.sentences(0).part().end(), 27U);  // "The cache always \twarms up."
 
   // Bad documents: each its status and message; the server goes on.
   auto fails = [&](const std::string& doc, const std::string& type, const std::string& part) {
@@ -1143,7 +1159,7 @@ TEST(Server, DocumentFormatsAndTheirBadInputs) {
   h = c.Get("/v1/model");
   ASSERT_TRUE(h);
   EXPECT_EQ(Body(h)["trainedLanguages"], nlohmann::json::array({"en"}));
-  EXPECT_EQ(Body(h)["contentTypes"].size(), 4U);
+  EXPECT_EQ(Body(h)["contentTypes"].size(), 7U);
   h = c.Get("/metrics");
   ASSERT_TRUE(h);
   EXPECT_NE(h->body.find("rpsum_extract_seconds_count{format=\"pdf\"} 1"), std::string::npos);
