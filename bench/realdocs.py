@@ -41,8 +41,14 @@ def paragraphs(path, part):
     if part == "word/document.xml":
         return ["".join(t.text or "" for t in p.iter(W + "t")) for p in root.iter(W + "p")]
     body = root.find(f".//{OFFICE}text")
-    return ["".join(p.itertext()) for p in body.iter()
-            if p.tag in (TEXT + "p", TEXT + "h")]
+    out = []
+    for p in body.iter():
+        if p.tag not in (TEXT + "p", TEXT + "h"):
+            continue
+        raw = ET.tostring(p, encoding="unicode")
+        raw = re.sub(r"<(\w+:)?(s|tab|line-break)( [^>]*)?/>", " ", raw)  # spaces and breaks
+        out.append(html.unescape(re.sub(r"<[^>]+>", "", raw)))
+    return out
 
 
 def holds(path, s, cache):
