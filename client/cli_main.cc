@@ -33,6 +33,9 @@ ABSL_FLAG(double, ratio, 0, "summary length as a fraction of the input's words")
 ABSL_FLAG(int, clip_distance, 0, "override the model's clip distance k (0: its policy)");
 ABSL_FLAG(std::string, truncation, "reject", "reject, head or head_and_tail");
 ABSL_FLAG(std::string, title, "", "document title");
+ABSL_FLAG(bool, keep_boilerplate, false,
+          "let licences, tables of contents, indexes, references and change logs into the "
+          "summary (left out by default)");
 ABSL_FLAG(std::string, content_type, "",
           "the documents' MIME type (text/plain, text/markdown, text/html, application/pdf, "
           "DOCX, ODT and EPUB's; a text type may name a charset); default: from each file's "
@@ -97,6 +100,7 @@ SummarizeOptions SummarizeOptionsFromFlags() {
   so.ratio = static_cast<float>(absl::GetFlag(FLAGS_ratio));
   so.clip_distance = absl::GetFlag(FLAGS_clip_distance);
   so.title = absl::GetFlag(FLAGS_title);
+  so.keep_boilerplate = absl::GetFlag(FLAGS_keep_boilerplate);
   so.content_type = absl::GetFlag(FLAGS_content_type);
   const std::string t = absl::GetFlag(FLAGS_truncation);
   so.truncation = t == "head"            ? v1::TRUNCATION_HEAD

@@ -41,12 +41,14 @@ struct SummarizeOptions {
   v1::Priority priority = v1::PRIORITY_UNSPECIFIED;
   std::string title;
   bool keep_redundant = false;
+  bool keep_boilerplate = false;  // SummarizeRequest.keep_boilerplate
   // The document's MIME type (SummarizeRequest.content_type); empty: the server detects it.
   std::string content_type;
 };
 
 // The content type of a file from its extension: .md/.markdown text/markdown, .html/.htm/.xhtml
-// text/html, .pdf application/pdf, .txt text/plain; "" for anything else (the server detects).
+// text/html, .pdf application/pdf, .docx, .odt and .epub theirs, .txt text/plain; "" for
+// anything else (the server detects).
 std::string ContentTypeForFile(const std::string& path);
 
 // The server's answer: summary text, selected sentences with offsets and scores, sizes,

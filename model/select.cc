@@ -146,13 +146,16 @@ struct SelectionInputs {
   SelectOptions options;
 };
 
-// Whether each kept unit is content: not a heading, not a fragment (IsFragment).
+// Whether each kept unit is content: not a heading, not a fragment (IsFragment), not
+// boilerplate (FindBoilerplate) unless the options keep it.
 std::vector<bool> ContentUnits(const PreparedDocument& doc,
-                               const std::vector<std::string_view>& texts) {
+                               const std::vector<std::string_view>& texts, const SelectOptions& o) {
   std::vector<bool> content(doc.kept.size());
+  const Boilerplate boilerplate = o.keep_boilerplate ? Boilerplate{} : FindBoilerplate(doc, texts);
   for (size_t i = 0; i < content.size(); ++i) {
     const Unit& u = doc.units[doc.kept[i]];
-    content[i] = u.kind != UnitKind::kHeading && !IsFragment(texts[i], u.words);
+    content[i] = u.kind != UnitKind::kHeading && !IsFragment(texts[i], u.words) &&
+                 (o.keep_boilerplate || !boilerplate.units[i]);
   }
   return content;
 }
@@ -162,7 +165,7 @@ SelectionInputs MakeInputs(const PreparedDocument& doc, const std::vector<std::s
   SelectionInputs in;
   const size_t n = doc.kept.size();
   in.words.resize(n);
-  const std::vector<bool> content = ContentUnits(doc, texts);
+  const std::vector<bool> content = ContentUnits(doc, texts, o);
   for (size_t i = 0; i < n; ++i) {
     in.words[i] = doc.units[doc.kept[i]].words;
     in.any_content = in.any_content || content[i];
@@ -269,7 +272,7 @@ class TrigramSet {
 std::vector<double> DocumentState(const PreparedDocument& doc,
                                   const std::vector<std::string_view>& texts, UnitStates states) {
   if (states.empty()) return {};
-  const std::vector<bool> content = ContentUnits(doc, texts);
+  const std::vector<bool> content = ContentUnits(doc, texts, SelectOptions{});
   const bool any_content = std::find(content.begin(), content.end(), true) != content.end();
   const auto width = static_cast<size_t>(states.width);
   std::vector<double> mean(width, 0.0);

@@ -25,7 +25,26 @@ struct SelectOptions {
   bool trigram_blocking = true;
   // Summary-level reranking under a word budget (the model's scoring.rerank; off by default).
   RerankConfig rerank;
+  // Let boilerplate (FindBoilerplate) into the summary like any other unit.
+  bool keep_boilerplate = false;
 };
+
+// Boilerplate (docs/design.md, section 2, "Boilerplate"): licences and notices, tables of
+// contents and indexes, bibliographies and reference lists, release notes and change logs, and
+// acknowledgements. A section is boilerplate by its heading (IsBoilerplateHeading: numbering
+// aside, a name of that list, or any naming a licence), up to the next heading; a paragraph by
+// its words (IsBoilerplateText: a licence's or notice's phrases), wherever it stands.
+// SelectSummary leaves boilerplate out as it leaves headings out (unless keep_boilerplate):
+// chosen only when the input has nothing else.
+struct Boilerplate {
+  std::vector<bool> units;        // per kept unit
+  std::vector<int32_t> sections;  // the kept units that head boilerplate sections
+  int32_t paragraphs = 0;         // paragraphs found by their words outside those sections
+};
+Boilerplate FindBoilerplate(const PreparedDocument& doc,
+                            const std::vector<std::string_view>& texts);
+bool IsBoilerplateHeading(std::string_view heading);
+bool IsBoilerplateText(std::string_view text);
 
 // Chooses among candidate units (parallel vectors: score, text, words) in score order under
 // the budget. Always returns at least one unit when there is one. Returns indices into the
@@ -63,8 +82,9 @@ struct UnitStates {
 
 // The summary policy: what the service returns and what evaluation scores, so the model card's
 // numbers are the served summaries' (docs/design.md, section 2, "Select"). A ratio budget becomes
-// words of the whole input (truncated units included); headings (structure, not content) and
-// fragments (IsFragment) are chosen only when the input has nothing else; then SelectByScore,
+// words of the whole input (truncated units included); headings (structure, not content),
+// fragments (IsFragment) and boilerplate (FindBoilerplate) are chosen only when the input has
+// nothing else; then SelectByScore,
 // or, when options.rerank is on and the budget is in words, the best of SummaryCandidates by
 // ChooseCandidate. `scores` and `texts` have one entry per kept unit of `doc`; `states` the
 // network's unit states, which the net_* features of the reranking read. Returns indices into

@@ -479,5 +479,57 @@ TEST(SummaryCandidates, OnlyTheWeighedFeaturesAreComputed) {
             all[ChooseCandidate(all, weights)].units);
 }
 
+// Boilerplate sections (by heading) and paragraphs (by their words) are left out unless kept,
+// and found wherever they stand.
+TEST(SelectSummary, BoilerplateIsLeftOutUnlessKept) {
+  const Doc d = PrepareText(
+      "Design of the cache\n"
+      "The cache keeps recent pages in memory for fast access by its readers.\n"
+      "It evicts the least recently used page when the memory is full again.\n\n"
+      "Copyright (c) 2024 The Cache Authors, all rights reserved by them here.\n\n"
+      "References\n"
+      "The first paper describes caching policies in great depth for its readers.\n"
+      "Appendix B: GNU Free Documentation License\n"
+      "Permission is granted to copy, distribute and modify this document freely.\n"
+      "To use this License in a document you have written, include a copy of it.\n");
+  ASSERT_EQ(d.texts.size(), 9U);
+  const Boilerplate b = FindBoilerplate(d.prepared, d.texts);
+  EXPECT_EQ(b.units, (std::vector<bool>{false, false, false, true, true, true, true, true, true}));
+  EXPECT_EQ(b.sections, (std::vector<int32_t>{4, 6}));
+  EXPECT_EQ(b.paragraphs, 1);
+  // The boilerplate scores highest; it is chosen only when kept.
+  const std::vector<float> scores = {0.1f, 0.5f, 0.4f, 0.9f, 0.1f, 0.9f, 0.1f, 0.9f, 0.9f};
+  SelectOptions o;
+  o.budget = {Budget::Kind::kUnits, 2};
+  EXPECT_EQ(SelectSummary(d.prepared, d.texts, scores, o), (std::vector<int32_t>{1, 2}));
+  o.keep_boilerplate = true;
+  const std::vector<int32_t> kept = SelectSummary(d.prepared, d.texts, scores, o);
+  EXPECT_TRUE(std::any_of(kept.begin(), kept.end(), [&](int32_t i) { return b.units[i]; }));
+  // A document of boilerplate alone is still summarized.
+  const Doc only = PrepareText(
+      "License\nPermission is granted to copy, distribute and modify this document freely.\n");
+  o.keep_boilerplate = false;
+  o.budget = {Budget::Kind::kUnits, 1};
+  EXPECT_EQ(SelectSummary(only.prepared, only.texts, {0.1f, 0.9f}, o), (std::vector<int32_t>{1}));
+}
+
+TEST(Boilerplate, HeadingsAndTexts) {
+  for (const char* h :
+       {"References", "12. References", "Appendix B: GNU General Public License",
+        "Table of Contents", "Release Notes", "A.3 Bibliography", "LICENSE", "Third-party licenses",
+        "Revision history:", "Acknowledgements", "Apache License, Version 2.0", "License terms"}) {
+    EXPECT_TRUE(IsBoilerplateHeading(h)) << h;
+  }
+  for (const char* h : {"Design", "Proposed changes", "Licensing model for plugins", "History",
+                        "How the license check works", "Apache Kafka's index design",
+                        "Reference implementation", "Indexing strategy", "Contents of a page"}) {
+    EXPECT_FALSE(IsBoilerplateHeading(h)) << h;
+  }
+  EXPECT_TRUE(IsBoilerplateText("These may be placed in the \"History\" section of this License."));
+  EXPECT_TRUE(
+      IsBoilerplateText("THE SOFTWARE IS PROVIDED \"AS IS\", WITHOUT WARRANTY OF ANY KIND"));
+  EXPECT_FALSE(IsBoilerplateText("The plugin is licensed under the MIT license, which we accept."));
+}
+
 }  // namespace
 }  // namespace rpsum::model

@@ -101,6 +101,7 @@ absl::StatusOr<RequestPlan> PlanRequest(const v1::SummarizeRequest& r,
   if (!priority.ok()) return priority.status();
   p.priority = *priority;
   p.select.trigram_blocking = !r.keep_redundant();
+  p.select.keep_boilerplate = r.keep_boilerplate();
   p.select.rerank = config.scoring.rerank;  // the model's summary-level reranking, if any
   p.return_all_scores = r.return_all_scores();
   if (!r.content_type().empty() && r.input_case() == v1::SummarizeRequest::kDocument) {
@@ -226,6 +227,12 @@ void FillSummary(const RequestPlan& plan, const ReadDocument& read,
     summary.append(texts[i]);
   }
   out->set_summary(std::move(summary));
+  if (!plan.select.keep_boilerplate) {
+    const model::Boilerplate boilerplate = model::FindBoilerplate(doc, texts);
+    for (int32_t i : boilerplate.sections) out->add_boilerplate_sections(std::string(texts[i]));
+    out->set_boilerplate_sentences(static_cast<uint32_t>(
+        std::count(boilerplate.units.begin(), boilerplate.units.end(), true)));
+  }
   const int64_t tokens = doc.num_tokens();
   out->set_input_tokens(static_cast<uint32_t>(tokens));
   out->set_input_sentences(static_cast<uint32_t>(doc.units.size()));
