@@ -75,9 +75,11 @@ struct Block {
   int32_t paragraph = 0;  // 0-based, in document order, headings and list items included
 };
 struct Extracted {
-  std::string text;                // valid UTF-8 without NUL, one block per line
-  std::vector<Piece> pieces;       // ascending, non-overlapping, one per word
-  int32_t pages = 0;               // PDF pages read
+  std::string text;           // valid UTF-8 without NUL, one block per line
+  std::vector<Piece> pieces;  // ascending, non-overlapping, one per word
+  int32_t pages = 0;          // PDF pages read
+  // PDF: the pages (1-based) that drew no word: blank, or images only (scanned; OCR reads them).
+  std::vector<int32_t> pages_without_text;
   std::vector<std::string> parts;  // DOCX, ODT, EPUB: the package's files read
   std::vector<Block> blocks;
 };

@@ -360,6 +360,26 @@ TEST(Pdf, ReadsColumnsInOrderJoinsHyphensAndDropsPageFurniture) {
   EXPECT_THAT(x->text, Not(HasSubstr("/" + std::to_string(x->pages))));
 }
 
+// A diagonal watermark is not the document's text (its glyphs joined the words they crossed:
+// "soDthat a crashRlosesA"), and a page without text is reported (watermark.html).
+TEST(Pdf, WatermarksAreLeftOutAndPagesWithoutTextReported) {
+  const auto x = Extract(ReadTestFile("watermark.pdf"), ContentType::kPdf, {});
+  ASSERT_TRUE(x.ok()) << x.status();
+  EXPECT_EQ(Lines(x->text),
+            (std::vector<std::string>{
+                "Cache design",
+                "The cache keeps the most recent pages in memory so that readers find them "
+                "quickly. Each page carries the time it was last read, and the oldest page "
+                "leaves first when the memory is full.",
+                "Writers update a page in place and mark it dirty, and a background task writes "
+                "dirty pages back to the disk every few seconds, so that a crash loses little "
+                "work.",
+                "The third page explains how the cache warms up after a restart: it reads the list "
+                "of pages that were hot before the restart and loads them in the background."}));
+  EXPECT_EQ(x->pages, 3);
+  EXPECT_EQ(x->pages_without_text, std::vector<int32_t>{2});
+}
+
 TEST(Pdf, BoxesHoldTheirWordsOnTheirPages) {
   const auto x = Extract(ReadTestFile("two-column.pdf"), ContentType::kPdf, {});
   ASSERT_TRUE(x.ok()) << x.status();

@@ -1,8 +1,9 @@
 // PDF (poppler) into the text form. Poppler gives each page's words in reading order (columns
 // one after the other) with their boxes and font sizes; here words become lines, lines become
 // blocks (a paragraph, heading or list item: one line of the text form each), and the page
-// furniture goes: lines in the top or bottom tenth of a page that repeat on at least half the
-// pages (running titles, dates, URLs) and page numbers. A hyphen at a line end joins the word
+// furniture goes: lines in the top or bottom tenth of a page that repeat on three pages or half
+// of them (running titles, chapter titles, dates, URLs), page numbers, and such lines apart from
+// the body that hold a URL, a date or a time. A hyphen at a line end joins the word
 // across the break when the next line goes on in lowercase.
 #include <Error.h>
 #include <GlobalParams.h>
@@ -140,9 +141,33 @@ std::vector<Line> PageLines(std::vector<Word> words, int32_t page) {
   return lines;
 }
 
+// Pages a running header or footer repeats on at least: a chapter's title over each of its
+// pages ("How to use bzip2") is one, not only the document's over half of them.
+constexpr size_t kRunningPages = 3;
+
+// Whether a margin line stands apart from the page's body: no body line within one and a half
+// of its height above or below it (a header or footer stands further off; a body line at the
+// page's top or foot is spaced as its paragraph). `body` holds the page's other lines' tops,
+// sorted, and `tallest` the tallest of them. A page's lines are bounded (its glyphs are), so is
+// the scan.
+bool StandsApart(const Line& l, const std::vector<std::pair<double, double>>& body,
+                 double tallest) {
+  const double reach = 1.5 * std::max(1.0, l.box.y1 - l.box.y0);
+  // Body lines that may come within reach: from those whose top is a tallest line's height
+  // above the reach above the line, to those whose top is within reach below it.
+  auto it = std::lower_bound(body.begin(), body.end(),
+                             std::make_pair(l.box.y0 - reach - tallest, -1e300));
+  for (; it != body.end() && it->first <= l.box.y1 + reach; ++it) {
+    const double gap = std::max(it->first - l.box.y1, l.box.y0 - it->second);
+    if (gap < reach) return false;
+  }
+  return true;
+}
+
 // Marks running headers and footers and page numbers: margin lines that repeat (digits aside)
-// on half the pages or more, and on any page margin lines that look like a page number, a URL,
-// a date or a time.
+// on three pages or more (or on half the pages of a short document), and margin lines that
+// stand apart from the body (StandsApart) and look like a page number, a URL, a date or a time.
+// A body line at a page's top or foot that holds a URL or a date stays.
 void DropPageFurniture(std::vector<std::vector<Line>>* pages) {
   absl::flat_hash_map<std::string, absl::flat_hash_set<int32_t>> seen;
   for (const auto& page : *pages) {
@@ -151,11 +176,22 @@ void DropPageFurniture(std::vector<std::vector<Line>>* pages) {
     }
   }
   const size_t n = pages->size();
+  std::vector<std::pair<double, double>> body;  // the page's non-margin lines: top, bottom
   for (auto& page : *pages) {
+    body.clear();
+    double tallest = 0;
+    for (const Line& l : page) {
+      if (l.margin) continue;
+      body.emplace_back(l.box.y0, l.box.y1);
+      tallest = std::max(tallest, l.box.y1 - l.box.y0);
+    }
+    std::sort(body.begin(), body.end());
     for (Line& l : page) {
       if (!l.margin) continue;
       const std::string text = l.Text();
-      l.dropped = LooksLikeFurniture(text) || (n >= 2 && 2 * seen[Shape(text)].size() >= n);
+      const size_t repeats = seen[Shape(text)].size();
+      l.dropped = (n >= 2 && (repeats >= kRunningPages || 2 * repeats >= n)) ||
+                  IsPageNumber(text) || (LooksLikeFurniture(text) && StandsApart(l, body, tallest));
     }
   }
 }
@@ -175,6 +211,14 @@ class GlyphCountingDev final : public TextOutputDev {
   void drawChar(GfxState* state, double x, double y, double dx, double dy, double origin_x,
                 double origin_y, CharCode code, int bytes, const Unicode* u, int u_len) override {
     if (++glyphs_ > max_glyphs_ || full()) return;
+    // Diagonal text is a watermark ("DRAFT" across the page), not the document's: its glyphs
+    // would join the words they cross. A baseline more than about 11 degrees off the page's
+    // axes is diagonal (rotated pages and vertical text keep theirs).
+    double ux = 0, uy = 0, bx = 0, by = 0;
+    state->textTransformDelta(1, 0, &ux, &uy);
+    state->transformDelta(ux, uy, &bx, &by);
+    const double along = std::hypot(bx, by);
+    if (along > 0 && std::fabs(bx) > 0.2 * along && std::fabs(by) > 0.2 * along) return;
     // A run: glyphs that follow one another on a baseline (a line of a column, a table cell);
     // a glyph drawn back over the one before (by more than kerning does) starts another, or
     // glyphs drawn on one spot would be one run (slow-input fuzzing found it: poppler compares
@@ -300,7 +344,9 @@ absl::StatusOr<std::vector<Word>> PageWords(PDFDoc* doc, int page, const Extract
 }
 
 // Every page's lines in reading order, page furniture left out.
-absl::StatusOr<std::vector<Line>> ReadLines(PDFDoc* doc, int pages, const ExtractLimits& limits) {
+// `empty` gets the pages that drew no word (blank, or images only: scanned).
+absl::StatusOr<std::vector<Line>> ReadLines(PDFDoc* doc, int pages, const ExtractLimits& limits,
+                                            std::vector<int32_t>* empty) {
   const uint64_t max_text_bytes = limits.max_text_bytes;
   std::vector<std::vector<Line>> by_page;
   uint64_t bytes = 0;
@@ -320,6 +366,7 @@ absl::StatusOr<std::vector<Line>> ReadLines(PDFDoc* doc, int pages, const Extrac
             " (the extracted-text limit); send fewer pages"));
       }
     }
+    if (words->empty()) empty->push_back(p + 1);
     by_page.push_back(PageLines(*std::move(words), p + 1));
     const double height = doc->getPageCropHeight(p + 1);
     for (Line& l : by_page.back()) {
@@ -403,7 +450,8 @@ absl::StatusOr<Extracted> ExtractPdf(std::string_view input, const ExtractLimits
                                                    limits.max_pdf_pages,
                                                    " (max_pdf_pages); send fewer pages"));
   }
-  absl::StatusOr<std::vector<Line>> lines = ReadLines(doc.get(), pages, limits);
+  std::vector<int32_t> empty;
+  absl::StatusOr<std::vector<Line>> lines = ReadLines(doc.get(), pages, limits, &empty);
   if (!lines.ok()) return lines.status();
   if (lines->empty()) {
     return absl::InvalidArgumentError(
@@ -435,7 +483,10 @@ absl::StatusOr<Extracted> ExtractPdf(std::string_view input, const ExtractLimits
     prev = &line;
   }
   absl::StatusOr<Extracted> result = std::move(b).Finish("PDF");
-  if (result.ok()) result->pages = pages;
+  if (result.ok()) {
+    result->pages = pages;
+    result->pages_without_text = std::move(empty);
+  }
   return result;
 }
 

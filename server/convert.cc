@@ -248,6 +248,9 @@ void FillSummary(const RequestPlan& plan, const ReadDocument& read,
   out->set_encoding_decided_by(read.encoding_decided_by);
   if (read.extracted) {
     out->set_pages(static_cast<uint32_t>(read.extracted->pages));
+    for (int32_t p : read.extracted->pages_without_text) {
+      out->add_pages_without_text(static_cast<uint32_t>(p));
+    }
     if (plan.return_extracted_text) out->set_extracted_text(read.extracted->text);
   }
   if (read.converted && plan.return_extracted_text) out->set_extracted_text(read.converted->text);

@@ -14,4 +14,6 @@ print() {  # html pdf
 print two-column.html two-column.pdf
 # A scan has no header or footer either: nothing of its text is text.
 print scanned.html scanned.pdf --no-pdf-header-footer
+# A diagonal DRAFT watermark on every page, and a second page with nothing else.
+print watermark.html watermark.pdf --no-pdf-header-footer
 qpdf --encrypt secret owner 256 -- two-column.pdf encrypted.pdf
