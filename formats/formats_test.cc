@@ -380,6 +380,22 @@ TEST(Pdf, WatermarksAreLeftOutAndPagesWithoutTextReported) {
   EXPECT_EQ(x->pages_without_text, std::vector<int32_t>{2});
 }
 
+// A preformatted table and code (monospaced lines) are left out as in the other formats; a
+// document set in a monospaced font is its text (preformatted.html, monospaced.html).
+TEST(Pdf, PreformattedLinesAreLeftOutUnlessTheyAreTheDocument) {
+  const auto x = Extract(ReadTestFile("preformatted.pdf"), ContentType::kPdf, {});
+  ASSERT_TRUE(x.ok()) << x.status();
+  EXPECT_EQ(Lines(x->text),
+            (std::vector<std::string>{
+                "The configuration file names the fonts to use. Each property below has a type "
+                "and a meaning, and the library reads them when it starts.",
+                "A program that wants a font asks for a pattern and the library returns the "
+                "closest match it knows, with its file name."}));
+  const auto mono = Extract(ReadTestFile("monospaced.pdf"), ContentType::kPdf, {});
+  ASSERT_TRUE(mono.ok()) << mono.status();
+  EXPECT_THAT(mono->text, HasSubstr("This memo describes how the cache keeps recent pages"));
+}
+
 TEST(Pdf, BoxesHoldTheirWordsOnTheirPages) {
   const auto x = Extract(ReadTestFile("two-column.pdf"), ContentType::kPdf, {});
   ASSERT_TRUE(x.ok()) << x.status();

@@ -22,6 +22,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -93,6 +94,21 @@ void InitPoppler() {
 }
 
 // Soft hyphens (U+00AD) leave the word; one at its end marks a hyphenation point.
+// Whether a font is monospaced: its descriptor says so, or its name does (TeX's typewriter
+// fonts do not set the flag).
+bool IsMonospaced(const TextFontInfo* font) {
+  if (font == nullptr) return false;
+  if (font->isFixedWidth()) return true;
+  const GooString* name = font->getFontName();
+  if (name == nullptr) return false;
+  const std::string lower = absl::AsciiStrToLower(name->toStr());
+  for (const char* mono : {"mono", "courier", "cmtt", "sftt", "typewriter", "consol", "menlo",
+                           "inconsolata", "fixed"}) {
+    if (absl::StrContains(lower, mono)) return true;
+  }
+  return false;
+}
+
 Word MakeWord(std::string text, const Box& box, double font_size) {
   static constexpr std::string_view kSoftHyphen = "\xC2\xAD";
   Word w;
@@ -192,6 +208,30 @@ void DropPageFurniture(std::vector<std::vector<Line>>* pages) {
       const size_t repeats = seen[Shape(text)].size();
       l.dropped = (n >= 2 && (repeats >= kRunningPages || 2 * repeats >= n)) ||
                   IsPageNumber(text) || (LooksLikeFurniture(text) && StandsApart(l, body, tallest));
+    }
+  }
+}
+
+// Code listings and preformatted tables: lines set wholly in a monospaced font are left out,
+// as code blocks and tables are in the other formats (a listing's lines are not sentences, and
+// a preformatted table read as text made a summary sentence of its header and rows). Unless
+// most of the document's words are monospaced: then it is its text (a page printed from plain
+// text).
+void DropPreformatted(std::vector<std::vector<Line>>* pages) {
+  auto mono = [](const Line& l) {
+    return std::all_of(l.words.begin(), l.words.end(), [](const Word& w) { return w.mono; });
+  };
+  size_t words = 0, monospaced = 0;  // words, not lines: a listing's lines hold few
+  for (const auto& page : *pages) {
+    for (const Line& l : page) {
+      words += l.words.size();
+      monospaced += mono(l) ? l.words.size() : 0;
+    }
+  }
+  if (2 * monospaced >= words) return;
+  for (auto& page : *pages) {
+    for (Line& l : page) {
+      if (mono(l)) l.dropped = true;
     }
   }
 }
@@ -311,6 +351,7 @@ absl::StatusOr<std::vector<Word>> DisplayWords(PDFDoc* doc, int page, GlyphCount
     Box box;
     w->getBBox(&box.x0, &box.y0, &box.x1, &box.y1);
     words.push_back(MakeWord(text->toStr(), box, w->getFontSize()));
+    words.back().mono = IsMonospaced(w->getFontInfo(0));
   }
   return words;
 }
@@ -376,6 +417,7 @@ absl::StatusOr<std::vector<Line>> ReadLines(PDFDoc* doc, int pages, const Extrac
   }
   if (absl::Status s = CheckDeadline(limits, "laying out the PDF's pages"); !s.ok()) return s;
   DropPageFurniture(&by_page);
+  DropPreformatted(&by_page);
   std::vector<Line> lines;
   for (auto& page : by_page) {
     if (absl::Status s = CheckDeadline(limits, "laying out the PDF's pages"); !s.ok()) return s;

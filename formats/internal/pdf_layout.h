@@ -16,6 +16,7 @@ struct Word {
   Box box;
   double font_size = 0;
   bool soft_hyphen_end = false;  // ended in U+00AD: a hyphenation point, shown at a line end
+  bool mono = false;             // in a monospaced font (code, preformatted tables)
 };
 
 struct Line {

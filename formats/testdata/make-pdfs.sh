@@ -16,4 +16,7 @@ print two-column.html two-column.pdf
 print scanned.html scanned.pdf --no-pdf-header-footer
 # A diagonal DRAFT watermark on every page, and a second page with nothing else.
 print watermark.html watermark.pdf --no-pdf-header-footer
+# A preformatted table and code among paragraphs; a page all in a monospaced font.
+print preformatted.html preformatted.pdf --no-pdf-header-footer
+print monospaced.html monospaced.pdf --no-pdf-header-footer
 qpdf --encrypt secret owner 256 -- two-column.pdf encrypted.pdf
