@@ -396,6 +396,23 @@ TEST(Pdf, PreformattedLinesAreLeftOutUnlessTheyAreTheDocument) {
   EXPECT_THAT(mono->text, HasSubstr("This memo describes how the cache keeps recent pages"));
 }
 
+// A page shown turned (/Rotate 90) is read upright, and its boxes are where the words are shown.
+TEST(Pdf, RotatedPagesAreReadUprightWithBoxesAsShown) {
+  const auto x = Extract(ReadTestFile("rotated.pdf"), ContentType::kPdf, {});
+  ASSERT_TRUE(x.ok()) << x.status();
+  const std::vector<std::string> lines = Lines(x->text);
+  ASSERT_EQ(lines.size(), 2U);
+  EXPECT_EQ(lines[0],
+            "The configuration file names the fonts to use. Each property below has a type and a "
+            "meaning, and the library reads them when it starts.");
+  // The upright page's first line is at its top; turned clockwise, it stands at the right.
+  const std::vector<PageBox> boxes = PageBoxesOf(*x, 0, 3);
+  ASSERT_FALSE(boxes.empty());
+  EXPECT_GT(boxes[0].box.x0, 500);  // the page is shown 792 points wide
+  EXPECT_LT(boxes[0].box.y0, 200);
+  EXPECT_GT(boxes[0].box.y1 - boxes[0].box.y0, boxes[0].box.x1 - boxes[0].box.x0);  // upright
+}
+
 TEST(Pdf, BoxesHoldTheirWordsOnTheirPages) {
   const auto x = Extract(ReadTestFile("two-column.pdf"), ContentType::kPdf, {});
   ASSERT_TRUE(x.ok()) << x.status();

@@ -335,7 +335,10 @@ bool StopDisplay(void* data) {
 absl::StatusOr<std::vector<Word>> DisplayWords(PDFDoc* doc, int page, GlyphCountingDev* dev,
                                                const ExtractLimits& limits) {
   DisplayCheck check{dev, limits.deadline};
-  doc->displayPage(dev, page, 72, 72, 0, false, false, false, &StopDisplay, &check);
+  // Drawn upright: a page turned by its /Rotate is turned back, so that its lines run across
+  // (AppendLine gives boxes back in the page's shown orientation).
+  const int rotate = (360 - (doc->getPageRotate(page) % 360 + 360) % 360) % 360;
+  doc->displayPage(dev, page, 72, 72, rotate, false, false, false, &StopDisplay, &check);
   if (absl::Now() > limits.deadline) {
     return absl::DeadlineExceededError(
         absl::StrCat("the deadline passed while reading this PDF (page ", page, " of ",
@@ -451,7 +454,27 @@ bool StartsBlock(const Line& prev, const Line& line, const Box& block, int block
   return short_prev && StartsSentence(line);
 }
 
-void AppendLine(const Line& line, bool first_in_block, TextBuilder* b, bool* join_next) {
+// A page's rotation (/Rotate, clockwise) and its upright size: where a box of the upright page
+// lies on the page as shown.
+struct PageFrame {
+  int rotate = 0;
+  double width = 0, height = 0;
+  Box Shown(const Box& b) const {
+    switch (rotate) {
+      case 90:
+        return Box{height - b.y1, b.x0, height - b.y0, b.x1};
+      case 180:
+        return Box{width - b.x1, height - b.y1, width - b.x0, height - b.y0};
+      case 270:
+        return Box{b.y0, width - b.x1, b.y1, width - b.x0};
+      default:
+        return b;
+    }
+  }
+};
+
+void AppendLine(const Line& line, bool first_in_block, const PageFrame& frame, TextBuilder* b,
+                bool* join_next) {
   // A word broken at a line end goes on without a space: at a soft hyphen ("interna-" +
   // "tionalization"), or at a hyphen before a lowercase letter ("exam-" + "ple").
   const bool joins =
@@ -463,7 +486,7 @@ void AppendLine(const Line& line, bool first_in_block, TextBuilder* b, bool* joi
   const Word* prev = nullptr;
   for (const Word& w : line.words) {
     if (prev != nullptr) space = w.box.x0 - prev->box.x1 > 0.2 * w.font_size;
-    b->AppendWord(w.text, space, line.page, w.box);
+    b->AppendWord(w.text, space, line.page, frame.Shown(w.box));
     prev = &w;
   }
   *join_next = line.words.back().soft_hyphen_end;
@@ -500,6 +523,11 @@ absl::StatusOr<Extracted> ExtractPdf(std::string_view input, const ExtractLimits
         absl::StrCat("this PDF (", pages, pages == 1 ? " page" : " pages",
                      ") has no text layer: it is probably scanned images; run OCR on it first"));
   }
+  std::vector<PageFrame> frames(static_cast<size_t>(pages));
+  for (int p = 0; p < pages; ++p) {
+    frames[p] = PageFrame{(doc->getPageRotate(p + 1) % 360 + 360) % 360,
+                          doc->getPageCropWidth(p + 1), doc->getPageCropHeight(p + 1)};
+  }
   TextBuilder b({}, limits.max_text_bytes);
   const Line* prev = nullptr;
   Box block;
@@ -520,7 +548,7 @@ absl::StatusOr<Extracted> ExtractPdf(std::string_view input, const ExtractLimits
     } else {
       Extend(&block, line.box);
     }
-    AppendLine(line, starts, &b, &join_next);
+    AppendLine(line, starts, frames[line.page - 1], &b, &join_next);
     ++block_lines;
     prev = &line;
   }

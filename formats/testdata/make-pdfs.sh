@@ -20,3 +20,4 @@ print watermark.html watermark.pdf --no-pdf-header-footer
 print preformatted.html preformatted.pdf --no-pdf-header-footer
 print monospaced.html monospaced.pdf --no-pdf-header-footer
 qpdf --encrypt secret owner 256 -- two-column.pdf encrypted.pdf
+qpdf --rotate=+90:1 preformatted.pdf rotated.pdf  # shown turned a quarter clockwise
