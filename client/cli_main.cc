@@ -33,6 +33,9 @@ ABSL_FLAG(double, ratio, 0, "summary length as a fraction of the input's words")
 ABSL_FLAG(int, clip_distance, 0, "override the model's clip distance k (0: its policy)");
 ABSL_FLAG(std::string, truncation, "reject", "reject, head or head_and_tail");
 ABSL_FLAG(std::string, title, "", "document title");
+ABSL_FLAG(bool, outline, false,
+          "print the document's outline: each section's heading (indented by its level) and its "
+          "own summary, after the summary");
 ABSL_FLAG(bool, keep_boilerplate, false,
           "let licences, tables of contents, indexes, references and change logs into the "
           "summary (left out by default)");
@@ -101,6 +104,7 @@ SummarizeOptions SummarizeOptionsFromFlags() {
   so.clip_distance = absl::GetFlag(FLAGS_clip_distance);
   so.title = absl::GetFlag(FLAGS_title);
   so.keep_boilerplate = absl::GetFlag(FLAGS_keep_boilerplate);
+  so.outline = absl::GetFlag(FLAGS_outline);
   so.content_type = absl::GetFlag(FLAGS_content_type);
   const std::string t = absl::GetFlag(FLAGS_truncation);
   so.truncation = t == "head"            ? v1::TRUNCATION_HEAD
@@ -137,7 +141,17 @@ absl::StatusOr<std::string> SummarizeOne(Client& client, const std::string& text
   auto r = client.Summarize(text, so);
   if (!r.ok()) return r.status();
   if (absl::GetFlag(FLAGS_json)) return Json(*r);
-  return absl::StrCat(header, r->summary());
+  std::string out = absl::StrCat(header, r->summary());
+  for (const v1::OutlineSection& s : r->outline()) {
+    const std::string indent(2 * static_cast<size_t>(std::max<uint32_t>(s.level(), 1) - 1), ' ');
+    absl::StrAppend(&out, "\n\n", indent, "# ",
+                    s.title().empty() ? "(before the first heading)" : s.title(),
+                    s.boilerplate() ? " [boilerplate]" : "");
+    for (const v1::Sentence& sent : s.sentences()) {
+      absl::StrAppend(&out, "\n", indent, "  ", sent.text());
+    }
+  }
+  return out;
 }
 
 // One file of `rpsum estimate`: the estimate as JSON.

@@ -71,6 +71,7 @@ v1::SummarizeRequest Client::Request(const std::string& document, const Summariz
   r.set_priority(o.priority);
   r.set_keep_redundant(o.keep_redundant);
   r.set_keep_boilerplate(o.keep_boilerplate);
+  r.set_outline(o.outline);
   r.set_content_type(o.content_type);
   return r;
 }

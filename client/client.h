@@ -42,6 +42,7 @@ struct SummarizeOptions {
   std::string title;
   bool keep_redundant = false;
   bool keep_boilerplate = false;  // SummarizeRequest.keep_boilerplate
+  bool outline = false;           // SummarizeRequest.outline
   // The document's MIME type (SummarizeRequest.content_type); empty: the server detects it.
   std::string content_type;
 };

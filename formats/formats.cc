@@ -271,6 +271,10 @@ void TextBuilder::AppendWordText(std::string_view word, uint64_t src_b, uint64_t
     overflowed_ = true;
     return;
   }
+  if (pending_level_ > 0 && line_bytes_ == 0) {
+    out_.heading_levels.push_back(HeadingLevel{static_cast<uint32_t>(t.size()), pending_level_});
+  }
+  pending_level_ = 0;
   Piece p;  // offsets fit: Extract refuses 4 GiB
   p.begin = static_cast<uint32_t>(t.size());
   t.append(word);
@@ -449,6 +453,7 @@ bool TextBuilder::DropTrailingHyphen() {
 void TextBuilder::EndBlock() {
   pending_space_ = false;
   pending_break_ = false;
+  pending_level_ = 0;  // a heading that ended with no text marks nothing
   if (line_bytes_ == 0 || overflowed_) return;
   out_.text.push_back('\n');
   line_bytes_ = 0;

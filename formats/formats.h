@@ -74,13 +74,20 @@ struct Block {
   int32_t part = 0;       // index in Extracted::parts
   int32_t paragraph = 0;  // 0-based, in document order, headings and list items included
 };
+// A heading line of the extracted text and the level its format gave it (Markdown's #s,
+// HTML's h1-h6, Word's and OpenDocument's heading levels): 1 the highest.
+struct HeadingLevel {
+  uint32_t begin = 0;  // the line's first byte in Extracted::text
+  int32_t level = 0;
+};
 struct Extracted {
   std::string text;           // valid UTF-8 without NUL, one block per line
   std::vector<Piece> pieces;  // ascending, non-overlapping, one per word
   int32_t pages = 0;          // PDF pages read
   // PDF: the pages (1-based) that drew no word: blank, or images only (scanned; OCR reads them).
   std::vector<int32_t> pages_without_text;
-  std::vector<std::string> parts;  // DOCX, ODT, EPUB: the package's files read
+  std::vector<HeadingLevel> heading_levels;  // ascending
+  std::vector<std::string> parts;            // DOCX, ODT, EPUB: the package's files read
   std::vector<Block> blocks;
 };
 

@@ -295,6 +295,26 @@ TEST(Formats, WrappedChineseLinesJoinWithoutASpace) {
   EXPECT_EQ(h->text, "第一句话很重要。キャッシュを使う。Plain English 中文 空格");
 }
 
+// Headings keep their format's level (the outline reads them): Markdown's #s, HTML's h1-h6.
+TEST(Formats, HeadingLevelsOfMarkdownAndHtml) {
+  const auto md = Extract("# Title\n\nText here.\n\n### Deep\n\nMore text.\n\n##\n\nEnd.\n",
+                          ContentType::kMarkdown, {});
+  ASSERT_TRUE(md.ok()) << md.status();
+  ASSERT_EQ(md->text, "Title\nText here.\nDeep\nMore text.\nEnd.");
+  ASSERT_EQ(md->heading_levels.size(), 2U);  // the empty "##" marks nothing
+  EXPECT_EQ(md->heading_levels[0].begin, 0U);
+  EXPECT_EQ(md->heading_levels[0].level, 1);
+  EXPECT_EQ(md->heading_levels[1].begin, 17U);
+  EXPECT_EQ(md->heading_levels[1].level, 3);
+  const auto html =
+      Extract("<body><h2>Two</h2><p>Text.</p><h4>Four</h4></body>", ContentType::kHtml, {});
+  ASSERT_TRUE(html.ok());
+  ASSERT_EQ(html->heading_levels.size(), 2U);
+  EXPECT_EQ(html->heading_levels[0].level, 2);
+  EXPECT_EQ(html->heading_levels[1].begin, 10U);
+  EXPECT_EQ(html->heading_levels[1].level, 4);
+}
+
 TEST(Html, DepthOverTheLimitIsRefusedAndHugeDepthDoesNotCrash) {
   std::string deep;
   for (int i = 0; i < 600; ++i) deep += "<div>";

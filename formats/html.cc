@@ -318,6 +318,9 @@ absl::StatusOr<Extracted> ExtractHtml(std::string_view input, const ExtractLimit
           return TooDeep(limits.max_html_depth);
         }
         if (IsBlock(e.tag)) b.EndBlock();
+        if (e.tag >= GUMBO_TAG_H1 && e.tag <= GUMBO_TAG_H6) {
+          b.MarkHeading(static_cast<int32_t>(e.tag - GUMBO_TAG_H1) + 1);
+        }
         stack.push_back({child, 0});
         break;
       }

@@ -288,6 +288,7 @@ absl::Status AppendPart(cmark_node* root, const LineStarts& line_offset, int64_t
           }
           cursor = at(cmark_node_get_start_line(node));
           limit = at(cmark_node_get_end_line(node) + 1);
+          if (type == CMARK_NODE_HEADING) b.MarkHeading(cmark_node_get_heading_level(node));
         } else {
           b.EndBlock();
         }

@@ -92,7 +92,8 @@ class Skipper {
 
 // DOCX: styles.xml's paragraph styles that are headings or tables of contents, by style id.
 struct DocxStyles {
-  std::set<std::string> toc;  // "TOC 1".."TOC 9", "TOC Heading"
+  std::set<std::string> toc;             // "TOC 1".."TOC 9", "TOC Heading"
+  std::map<std::string, int32_t> level;  // "heading N" styles, and those with an outline level
 };
 
 absl::StatusOr<DocxStyles> ReadDocxStyles(Package* pkg, const ExtractLimits& limits) {
@@ -101,6 +102,7 @@ absl::StatusOr<DocxStyles> ReadDocxStyles(Package* pkg, const ExtractLimits& lim
   absl::StatusOr<std::string> xml = pkg->Read("word/styles.xml");
   if (!xml.ok()) return xml.status();
   std::string id;
+  std::map<std::string, std::string> based_on;
   absl::Status s = WalkXml(*xml, "word/styles.xml", "Word document", limits,
                            [&](const XmlEvent& e, XmlReader* r) -> absl::Status {
                              if (e.kind != XmlEvent::kStart) return absl::OkStatus();
@@ -109,10 +111,32 @@ absl::StatusOr<DocxStyles> ReadDocxStyles(Package* pkg, const ExtractLimits& lim
                                const std::string name =
                                    absl::AsciiStrToLower(Attribute(r, "w:val"));
                                if (absl::StartsWith(name, "toc")) out.toc.insert(id);
+                               if (absl::StartsWith(name, "heading ") && name.size() == 9 &&
+                                   absl::ascii_isdigit(name[8])) {
+                                 out.level[id] = name[8] - '0';
+                               }
                              }
+                             if (e.name == "w:outlineLvl" && !id.empty()) {
+                               const int v = std::atoi(Attribute(r, "w:val").c_str());
+                               if (v >= 0 && v < 9) out.level[id] = v + 1;
+                             }
+                             if (e.name == "w:basedOn") based_on[id] = Attribute(r, "w:val");
                              return absl::OkStatus();
                            });
   if (!s.ok()) return s;
+  // A style based on a heading style is a heading of its level ("HeadA" on "Heading1").
+  for (const auto& [style, base] : based_on) {
+    std::string at = base;
+    for (int hops = 0; hops < 8 && out.level.count(style) == 0; ++hops) {
+      if (auto it = out.level.find(at); it != out.level.end()) {
+        out.level[style] = it->second;
+      } else if (auto up = based_on.find(at); up != based_on.end()) {
+        at = up->second;
+      } else {
+        break;
+      }
+    }
+  }
   return out;
 }
 
@@ -152,12 +176,18 @@ class DocxWalk {
       para_.Clear();
       drop_ = toc_sdt_ >= 0;
       paragraph_ = paragraphs_ - 1;
+      level_ = 0;
     } else if (e.name == "w:pPr") {
       in_ppr_ = !e.empty;
     } else if (e.name == "w:t") {
       in_t_ = !e.empty;
     } else if (e.name == "w:pStyle" && in_ppr_) {
-      if (styles_->toc.count(Attribute(r, "w:val")) > 0) drop_ = true;
+      const std::string style = Attribute(r, "w:val");
+      if (styles_->toc.count(style) > 0) drop_ = true;
+      if (auto it = styles_->level.find(style); it != styles_->level.end()) level_ = it->second;
+    } else if (e.name == "w:outlineLvl" && in_ppr_) {
+      const int v = std::atoi(Attribute(r, "w:val").c_str());
+      if (v >= 0 && v < 9) level_ = v + 1;
     } else if (e.name == "w:docPartGallery") {
       if (absl::StartsWithIgnoreCase(Attribute(r, "w:val"), "Table of Contents")) {
         toc_sdt_ = e.depth - 3;  // w:sdt > w:sdtPr > w:docPartObj > here
@@ -178,6 +208,7 @@ class DocxWalk {
       return;
     }
     blocks_.push_back(Block{0, paragraph_});
+    if (level_ > 0) b_->MarkHeading(level_);
     para_.Flush(b_, static_cast<int32_t>(blocks_.size()));
   }
 
@@ -192,6 +223,7 @@ class DocxWalk {
   bool in_ppr_ = false;
   bool in_t_ = false;  // inside a w:t, whose text is the document's
   int toc_sdt_ = -1;   // depth of a table of contents' content control
+  int32_t level_ = 0;  // the paragraph's heading level (its style's, or its own outline level)
 };
 
 absl::StatusOr<Extracted> ExtractDocx(std::string_view input, const ExtractLimits& limits) {
@@ -272,6 +304,11 @@ class OdtWalk {
       para_.Clear();
       depth_ = e.depth;
       paragraph_ = paragraphs_ - 1;
+      level_ = 0;
+      if (e.name == "text:h") {
+        const std::string v = Attribute(r, "text:outline-level");
+        level_ = std::clamp(v.empty() ? 1 : std::atoi(v.c_str()), 1, 10);
+      }
     } else if (e.name == "text:s") {
       const std::string c = Attribute(r, "text:c");
       const int n = std::clamp(c.empty() ? 1 : std::atoi(c.c_str()), 1, 64);
@@ -286,6 +323,7 @@ class OdtWalk {
     depth_ = -1;
     if (para_.empty()) return;
     blocks_.push_back(Block{0, paragraph_});
+    if (level_ > 0) b_->MarkHeading(level_);
     para_.Flush(b_, static_cast<int32_t>(blocks_.size()));
   }
 
@@ -296,7 +334,8 @@ class OdtWalk {
   int32_t paragraphs_ = 0;  // text:p and text:h elements begun in the body
   int32_t paragraph_ = 0;   // the index of the one being read
   bool in_body_ = false;
-  int depth_ = -1;  // the open text:p or text:h
+  int depth_ = -1;     // the open text:p or text:h
+  int32_t level_ = 0;  // a text:h's outline level
 };
 
 absl::StatusOr<Extracted> ExtractOdt(std::string_view input, const ExtractLimits& limits) {

@@ -128,6 +128,10 @@ TEST(Docx, ParagraphsTrackedChangesAndWhereEachComesFrom) {
   EXPECT_EQ(ouvre->begin, 5u);  // "Café " is five characters
   EXPECT_EQ(ouvre->end, 10u);
   EXPECT_EQ(PartOfLine(*x, "After the drawing.")->paragraph, 7);
+  // "Design" is a heading 1 by its style.
+  ASSERT_EQ(x->heading_levels.size(), 1U);
+  EXPECT_EQ(x->heading_levels[0].begin, 0U);
+  EXPECT_EQ(x->heading_levels[0].level, 1);
 }
 
 TEST(Odt, HeadingsListsNotesCommentsAndTrackedChanges) {
@@ -156,6 +160,8 @@ TEST(Odt, HeadingsListsNotesCommentsAndTrackedChanges) {
   ASSERT_TRUE(item.has_value());
   EXPECT_EQ(item->part, "content.xml");
   EXPECT_EQ(item->paragraph, 6);  // the deleted, note's, comment's and cell's paragraphs count
+  ASSERT_EQ(x->heading_levels.size(), 1U);  // Overview, an outline level 1 heading
+  EXPECT_EQ(x->heading_levels[0].level, 1);
   const auto holds = PartOfLine(*x, "holds requests.");
   EXPECT_EQ(holds->begin, 12u);  // "The queue" and three spaces
 }

@@ -94,6 +94,28 @@ std::vector<int32_t> SelectSummary(const PreparedDocument& doc,
                                    const std::vector<float>& scores, const SelectOptions& options,
                                    UnitStates states = {});
 
+// The outline (docs/design.md, section 2, "Outline"): the document's sections, each a heading
+// unit and the units up to the next heading (the units before the first heading a section with
+// no heading), and each one's summary from the same scores. A section's share of the summary's
+// words (BudgetWords of the options' budget) is its share of the content words (what
+// SelectSummary chooses from: no heading, fragment or boilerplate) of the sections that get
+// one; a section of fewer than kMinSectionWords content words, and a boilerplate section, get
+// none. Within a section, SelectByScore chooses (its best unit even past its share; the
+// summary-level reranking is not used). Indices into doc.kept. Thread-safe.
+inline constexpr int64_t kMinSectionWords = 40;
+struct OutlineSection {
+  int32_t heading = -1;  // the heading unit; -1 for the part before the first heading
+  int32_t first = 0;     // kept units [first, end), the heading included
+  int32_t end = 0;
+  int64_t words = 0;  // content words
+  bool boilerplate = false;
+  std::vector<int32_t> chosen;  // its summary, ascending; empty when too small or boilerplate
+};
+std::vector<OutlineSection> SummarizeSections(const PreparedDocument& doc,
+                                              const std::vector<std::string_view>& texts,
+                                              const std::vector<float>& scores,
+                                              const SelectOptions& options);
+
 // The budget in words that the network's budget features read (model/document.h
 // SetBudgetFeatures; the service sets them from each request's budget after preparing): words
 // as given; a ratio of the whole input's words, as SelectSummary counts it; sentences times the

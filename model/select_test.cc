@@ -531,5 +531,48 @@ TEST(Boilerplate, HeadingsAndTexts) {
   EXPECT_FALSE(IsBoilerplateText("The plugin is licensed under the MIT license, which we accept."));
 }
 
+// The outline: a section per heading (and one for the text before the first), each summarized
+// within its share of the budget; a small section and a boilerplate one get no summary.
+TEST(SummarizeSections, SectionsSharesAndTheirOwnSentences) {
+  std::string text = "An opening sentence of the document tells what the service does for users.\n";
+  text += "Design\n";
+  for (int i = 0; i < 6; ++i) {
+    text += "The cache keeps page " + std::to_string(i) +
+            " in memory for fast access by all of its many readers today.\n";
+  }
+  text += "Risks\nA short risk here is noted.\nReferences\n";
+  for (int i = 0; i < 4; ++i) {
+    text += "A paper number " + std::to_string(i) +
+            " describes caching policies in depth for readers.\n";
+  }
+  const Doc d = PrepareText(text);
+  std::vector<float> scores(d.texts.size(), 0.5f);
+  scores[3] = 0.9f;  // the second unit of Design
+  SelectOptions o;
+  o.budget = {Budget::Kind::kWords, 60};
+  const std::vector<OutlineSection> s = SummarizeSections(d.prepared, d.texts, scores, o);
+  ASSERT_EQ(s.size(), 4U);
+  EXPECT_EQ(s[0].heading, -1);
+  EXPECT_EQ(s[0].words, 13);
+  EXPECT_TRUE(s[0].chosen.empty());  // under kMinSectionWords
+  EXPECT_EQ(d.texts[s[1].heading], "Design");
+  EXPECT_EQ(s[1].first, 1);
+  EXPECT_EQ(s[1].end, 8);
+  EXPECT_EQ(s[1].words, 6 * 17);
+  // The only section with a summary: all 60 words are its, and its best unit comes first.
+  ASSERT_FALSE(s[1].chosen.empty());
+  EXPECT_LE(s[1].chosen.size(), 4U);
+  EXPECT_NE(std::find(s[1].chosen.begin(), s[1].chosen.end(), 3), s[1].chosen.end());
+  for (int32_t i : s[1].chosen) EXPECT_TRUE(i >= s[1].first && i < s[1].end);
+  EXPECT_TRUE(s[2].chosen.empty());
+  EXPECT_TRUE(s[3].boilerplate);
+  EXPECT_TRUE(s[3].chosen.empty());
+  // Kept, the references share the budget by their words.
+  o.keep_boilerplate = true;
+  const std::vector<OutlineSection> kept = SummarizeSections(d.prepared, d.texts, scores, o);
+  EXPECT_FALSE(kept[3].boilerplate);
+  EXPECT_FALSE(kept[3].chosen.empty());
+}
+
 }  // namespace
 }  // namespace rpsum::model

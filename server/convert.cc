@@ -102,6 +102,7 @@ absl::StatusOr<RequestPlan> PlanRequest(const v1::SummarizeRequest& r,
   p.priority = *priority;
   p.select.trigram_blocking = !r.keep_redundant();
   p.select.keep_boilerplate = r.keep_boilerplate();
+  p.outline = r.outline();
   p.select.rerank = config.scoring.rerank;  // the model's summary-level reranking, if any
   p.return_all_scores = r.return_all_scores();
   if (!r.content_type().empty() && r.input_case() == v1::SummarizeRequest::kDocument) {
@@ -204,6 +205,81 @@ void FillSource(const ReadDocument& read, const model::Unit& u, v1::Sentence* s)
 
 }  // namespace
 
+// The kept unit i as a Sentence.
+void FillSentence(const ReadDocument& read, const model::PreparedDocument& doc,
+                  const std::vector<std::string_view>& texts, const std::vector<float>& scores,
+                  int32_t i, v1::Sentence* s) {
+  const int32_t unit = doc.kept[i];
+  const model::Unit& u = doc.units[unit];
+  s->set_index(static_cast<uint32_t>(unit));
+  s->set_begin(u.begin);
+  s->set_end(u.end);
+  s->set_score(scores[i]);
+  s->set_text(std::string(texts[i]));
+  FillSource(read, u, s);
+}
+
+// The level the format gave the heading line at `begin` of the extracted text (0: none).
+int32_t HeadingLevel(const ReadDocument& read, uint64_t begin) {
+  if (!read.extracted) return 0;
+  const auto& marks = read.extracted->heading_levels;
+  auto it =
+      std::lower_bound(marks.begin(), marks.end(), begin,
+                       [](const formats::HeadingLevel& m, uint64_t b) { return m.begin < b; });
+  return it != marks.end() && it->begin == begin ? it->level : 0;
+}
+
+// Where [begin, end) of the model's text lies in the original, as a section's fields.
+void FillSectionSource(const ReadDocument& read, uint64_t begin, uint64_t end,
+                       v1::OutlineSection* s) {
+  if (!read.extracted) {
+    const formats::Decoded* c = read.converted ? &*read.converted : nullptr;
+    s->set_source_begin(c != nullptr ? c->Original(begin) : begin);
+    s->set_source_end(c != nullptr ? c->Original(end) : end);
+    return;
+  }
+  const formats::Extracted& x = *read.extracted;
+  if (formats::IsPackage(read.type)) {
+    if (auto part = formats::PartOf(x, begin, end)) {
+      v1::PartRange* p = s->mutable_part();
+      p->set_part(part->part);
+      p->set_paragraph(static_cast<uint32_t>(part->paragraph));
+      p->set_begin(part->begin);
+      p->set_end(part->end);
+    }
+  } else if (read.type == formats::ContentType::kPdf) {
+    const std::vector<formats::PageBox> boxes = formats::PageBoxesOf(x, begin, end);
+    if (!boxes.empty()) {
+      s->set_first_page(static_cast<uint32_t>(boxes.front().page));
+      s->set_last_page(static_cast<uint32_t>(boxes.back().page));
+    }
+  } else if (auto src = formats::SourceOf(x, begin, end)) {
+    s->set_source_begin(src->begin);
+    s->set_source_end(src->end);
+  }
+}
+
+void FillOutline(const RequestPlan& plan, const ReadDocument& read,
+                 const model::PreparedDocument& doc, const std::vector<std::string_view>& texts,
+                 const std::vector<float>& scores, v1::SummarizeResponse* out) {
+  for (const model::OutlineSection& sec :
+       model::SummarizeSections(doc, texts, scores, plan.select)) {
+    v1::OutlineSection* s = out->add_outline();
+    const uint64_t begin = doc.units[doc.kept[sec.first]].begin;
+    const uint64_t end = doc.units[doc.kept[sec.end - 1]].end;
+    if (sec.heading >= 0) {
+      s->set_title(std::string(texts[sec.heading]));
+      s->set_level(static_cast<uint32_t>(HeadingLevel(read, begin)));
+    }
+    s->set_begin(begin);
+    s->set_end(end);
+    FillSectionSource(read, begin, end, s);
+    s->set_words(static_cast<uint32_t>(sec.words));
+    s->set_boilerplate(sec.boilerplate);
+    for (int32_t i : sec.chosen) FillSentence(read, doc, texts, scores, i, s->add_sentences());
+  }
+}
+
 void FillSummary(const RequestPlan& plan, const ReadDocument& read,
                  const model::PreparedDocument& doc, const model::DocumentScores& result,
                  v1::SummarizeResponse* out) {
@@ -214,19 +290,12 @@ void FillSummary(const RequestPlan& plan, const ReadDocument& read,
       doc, texts, scores, plan.select, {result.unit_states.data(), result.state_size});
   std::string summary;
   for (int32_t i : chosen) {
-    const int32_t unit = doc.kept[i];
-    const model::Unit& u = doc.units[unit];
-    v1::Sentence* s = out->add_sentences();
-    s->set_index(static_cast<uint32_t>(unit));
-    s->set_begin(u.begin);
-    s->set_end(u.end);
-    s->set_score(scores[i]);
-    s->set_text(std::string(texts[i]));
-    FillSource(read, u, s);
+    FillSentence(read, doc, texts, scores, i, out->add_sentences());
     if (!summary.empty()) summary += '\n';
     summary.append(texts[i]);
   }
   out->set_summary(std::move(summary));
+  if (plan.outline && !doc.kept.empty()) FillOutline(plan, read, doc, texts, scores, out);
   if (!plan.select.keep_boilerplate) {
     const model::Boilerplate boilerplate = model::FindBoilerplate(doc, texts);
     for (int32_t i : boilerplate.sections) out->add_boilerplate_sections(std::string(texts[i]));

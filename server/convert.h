@@ -28,6 +28,7 @@ struct RequestPlan {
   std::optional<formats::ContentType> content_type;
   std::string charset;  // the content type's charset label; empty: none declared
   bool return_extracted_text = false;
+  bool outline = false;  // SummarizeRequest.outline
 };
 
 // A document's text as the model reads it: for Markdown, HTML and PDF the extraction (and

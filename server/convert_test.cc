@@ -226,6 +226,56 @@ TEST(FillSummary, Latin1SentencesPointIntoTheBytesAsSent) {
   }
 }
 
+// The outline: each section with its title, level, ranges and its own sentences.
+TEST(FillSummary, OutlineSectionsWithLevelsRangesAndSentences) {
+  std::string md = "# Cache\n\n";
+  for (int i = 0; i < 4; ++i) {
+    md += "The cache keeps page " + std::to_string(i) + " in **memory** for its many readers.\n\n";
+  }
+  md += "## Eviction\n\n";
+  for (int i = 0; i < 4; ++i) {
+    md += "The oldest page number " + std::to_string(i) + " leaves first when memory is full.\n\n";
+  }
+  v1::SummarizeRequest request;
+  request.set_document(md);
+  request.set_content_type("text/markdown");
+  request.set_max_words(40);
+  request.set_outline(true);
+  auto plan = PlanRequest(request, Config());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ReadDocument read;
+  ASSERT_TRUE(ReadInput({}, &*plan, &read).ok());
+  const test::WordTokenizer tok;
+  auto doc = model::Prepare(plan->input, tok, {});
+  ASSERT_TRUE(doc.ok()) << doc.status();
+  model::DocumentScores scores;
+  scores.scores.assign(doc->kept.size(), 0.5f);
+  v1::SummarizeResponse out;
+  FillSummary(*plan, read, *doc, scores, &out);
+  ASSERT_EQ(out.outline_size(), 2);
+  const v1::OutlineSection& cache = out.outline(0);
+  EXPECT_EQ(cache.title(), "Cache");
+  EXPECT_EQ(cache.level(), 1U);
+  EXPECT_EQ(cache.words(), 4U * 11);
+  EXPECT_EQ(md.substr(cache.source_begin(), 5), "Cache");  // from its first word
+  const v1::OutlineSection& eviction = out.outline(1);
+  EXPECT_EQ(eviction.title(), "Eviction");
+  EXPECT_EQ(eviction.level(), 2U);
+  EXPECT_EQ(md.substr(eviction.source_begin(), 8), "Eviction");
+  EXPECT_EQ(md.substr(eviction.source_end() - 5, 5), "full.");  // to its last
+  // Each half of the 40 words: the sentences of each come from it.
+  for (const v1::OutlineSection& s : out.outline()) {
+    ASSERT_GT(s.sentences_size(), 0) << s.title();
+    int words = 0;
+    for (const v1::Sentence& sent : s.sentences()) {
+      EXPECT_GE(sent.begin(), s.begin());
+      EXPECT_LE(sent.end(), s.end());
+      words += model::CountWords(sent.text());
+    }
+    EXPECT_LE(words, 20) << s.title();
+  }
+}
+
 TEST(PlanRequest, UnsupportedContentTypeNamesTheSupportedOnes) {
   auto plan = PlanRequest(Parse(R"(document: "x" content_type: "application/msword")"), Config());
   ASSERT_FALSE(plan.ok());

@@ -222,6 +222,8 @@ absl::StatusOr<v1::SummarizeRequest> ParsePlain(const httplib::Request& req) {
       r.set_keep_redundant(flag());
     } else if (key == "keep_boilerplate") {
       r.set_keep_boilerplate(flag());
+    } else if (key == "outline") {
+      r.set_outline(flag());
     } else if (key == "return_all_scores") {
       r.set_return_all_scores(flag());
     } else if (key == "return_extracted_text") {

@@ -49,6 +49,9 @@ class TextBuilder {
   }
   // Ends the current line if it holds anything.
   void EndBlock();
+  // The next line is a heading of `level` (its first word marks it in Extracted::heading_levels;
+  // a block that ends with no text marks nothing).
+  void MarkHeading(int32_t level) { pending_level_ = level; }
 
   uint64_t line_bytes() const { return line_bytes_; }
 
@@ -68,6 +71,7 @@ class TextBuilder {
   uint64_t line_bytes_ = 0;
   bool pending_space_ = false;
   bool pending_break_ = false;  // the pending space is a line break
+  int32_t pending_level_ = 0;   // MarkHeading's, until the line's first word
   bool overflowed_ = false;
   int misses_ = 0;  // words in a row not found in the source
 };
