@@ -10,18 +10,20 @@ namespace rpsum::model {
 std::vector<OutlineSection> SummarizeSections(const PreparedDocument& doc,
                                               const std::vector<std::string_view>& texts,
                                               const std::vector<float>& scores,
-                                              const SelectOptions& options) {
+                                              const SelectOptions& options,
+                                              const std::vector<bool>& headings) {
   const size_t n = doc.kept.size();
   const Boilerplate boilerplate =
       options.keep_boilerplate ? Boilerplate{} : FindBoilerplate(doc, texts);
   std::vector<OutlineSection> out;
   for (size_t i = 0; i < n; ++i) {
-    const bool heading = doc.units[doc.kept[i]].kind == UnitKind::kHeading;
+    const bool heading =
+        headings.empty() ? doc.units[doc.kept[i]].kind == UnitKind::kHeading : headings[i];
     if (out.empty() || heading) {
       OutlineSection s;
       s.heading = heading ? static_cast<int32_t>(i) : -1;
       s.first = static_cast<int32_t>(i);
-      s.boilerplate = !options.keep_boilerplate && boilerplate.units[i] && heading;
+      s.boilerplate = !options.keep_boilerplate && heading && IsBoilerplateHeading(texts[i]);
       out.push_back(s);
     }
     out.back().end = static_cast<int32_t>(i + 1);
@@ -38,11 +40,11 @@ std::vector<OutlineSection> SummarizeSections(const PreparedDocument& doc,
   int64_t total = 0;
   for (OutlineSection& s : out) {
     for (int32_t i = s.first; i < s.end; ++i) s.words += content[i] ? words[i] : 0;
-    if (s.words >= kMinSectionWords) total += s.words;
+    if (s.words >= kMinSectionWords && !s.boilerplate) total += s.words;
   }
   const double budget = BudgetWords(options.budget, doc);
   for (OutlineSection& s : out) {
-    if (s.words < kMinSectionWords || total == 0) continue;
+    if (s.words < kMinSectionWords || total == 0 || s.boilerplate) continue;
     // The section's share of the summary's words is its share of the content words; its best
     // unit comes back even when that share is smaller (SelectByScore's rule).
     SelectOptions o = options;

@@ -111,10 +111,13 @@ struct OutlineSection {
   bool boilerplate = false;
   std::vector<int32_t> chosen;  // its summary, ascending; empty when too small or boilerplate
 };
+// `headings`, when not empty, says which kept units head a section (the headings a format
+// marked, where it marks them); else every heading unit does.
 std::vector<OutlineSection> SummarizeSections(const PreparedDocument& doc,
                                               const std::vector<std::string_view>& texts,
                                               const std::vector<float>& scores,
-                                              const SelectOptions& options);
+                                              const SelectOptions& options,
+                                              const std::vector<bool>& headings = {});
 
 // The budget in words that the network's budget features read (model/document.h
 // SetBudgetFeatures; the service sets them from each request's budget after preparing): words

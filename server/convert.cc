@@ -262,8 +262,17 @@ void FillSectionSource(const ReadDocument& read, uint64_t begin, uint64_t end,
 void FillOutline(const RequestPlan& plan, const ReadDocument& read,
                  const model::PreparedDocument& doc, const std::vector<std::string_view>& texts,
                  const std::vector<float>& scores, v1::SummarizeResponse* out) {
+  // Where the format marks its headings (Markdown, HTML, Word, OpenDocument), those head the
+  // sections; a short line the text form takes for a heading stays in its section.
+  std::vector<bool> marked;
+  if (read.extracted && !read.extracted->heading_levels.empty()) {
+    marked.resize(doc.kept.size());
+    for (size_t i = 0; i < doc.kept.size(); ++i) {
+      marked[i] = HeadingLevel(read, doc.units[doc.kept[i]].begin) > 0;
+    }
+  }
   for (const model::OutlineSection& sec :
-       model::SummarizeSections(doc, texts, scores, plan.select)) {
+       model::SummarizeSections(doc, texts, scores, plan.select, marked)) {
     v1::OutlineSection* s = out->add_outline();
     const uint64_t begin = doc.units[doc.kept[sec.first]].begin;
     const uint64_t end = doc.units[doc.kept[sec.end - 1]].end;
