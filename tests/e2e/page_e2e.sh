@@ -3,7 +3,8 @@
 # rpsum-server on the shipped model, the page submits docs/sample.md through its own form code
 # (the #doc= link fills the form and presses Summarize), and the sentences it marks must be
 # exactly the ones the JSON API selects for the same document and budget; the same for
-# docs/sample.md read as Markdown and for a PDF sent through the page's dropped-file path.
+# docs/sample.md read as Markdown and for a PDF sent through the page's dropped-file path; and
+# the outline beside the document, section for section and sentence for sentence the API's.
 # Keeps a screenshot at BUILD_DIR/artifacts/page.png.
 #   page_e2e.sh BUILD_DIR SOURCE_DIR        (exit 77: skipped)
 set -euo pipefail
@@ -82,6 +83,27 @@ quote() { /usr/bin/python3 -c 'import sys, urllib.parse; print(urllib.parse.quot
 check_format markdown "doc=$(quote <"$doc")&format=text/markdown" text/markdown "$doc"
 pdf=$src/formats/testdata/two-column.pdf
 check_format pdf "file=$(base64 -w0 "$pdf" | quote)&type=application/pdf" application/pdf "$pdf"
+
+# The outline beside the document: a section per API section, and the sentences it links to are
+# the ones marked, each the API's section sentence.
+md_doc=$(quote <"$doc")
+want_outline=$(curl -sf -H 'Content-Type: text/markdown' --data-binary "@$doc" \
+  "http://$http/v1/summarize?max_words=$words&outline=1" | /usr/bin/python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+print(len(r["outline"]), " ".join(sorted(str(s["index"]) for x in r["outline"] for s in x.get("sentences", []))))')
+"${browser[@]}" --dump-dom "http://$http/#doc=$md_doc&format=text/markdown&words=$words&outline=1" \
+  >"$tmp/outline.html" 2>>"$tmp/chromium.log" || { echo "FAIL: outline: chromium"; exit 1; }
+grep -q 'data-state="done"' "$tmp/outline.html" || { echo "FAIL: outline: the page did not finish"; exit 1; }
+sections=$(grep -o '<li class="section" data-level="[0-9]' "$tmp/outline.html" | wc -l)
+links=$(grep -o '<a href="#s-[0-9]*" data-index="[0-9]*"' "$tmp/outline.html" | grep -o 'data-index="[0-9]*"' | grep -o '[0-9]*' | sort | tr '\n' ' ' | sed 's/ $//')
+marks=$(grep -o '<mark data-index="[0-9]*"' "$tmp/outline.html" | grep -o '[0-9]*' | sort | tr '\n' ' ' | sed 's/ $//')
+got_outline="$sections $links"
+[ "$got_outline" = "$want_outline" ] || {
+  echo "FAIL: outline: the page showed [$got_outline], the API [$want_outline]"; exit 1; }
+[ "$marks" = "$links" ] || { echo "FAIL: outline: marks [$marks] are not its links [$links]"; exit 1; }
+[ "$sections" -ge 2 ] || { echo "FAIL: outline: $sections sections"; exit 1; }
+echo "page: outline of $sections sections, its sentences [$links] marked"
 
 mkdir -p "$build/artifacts"
 "${browser[@]}" --window-size=1100,1500 --screenshot="$build/artifacts/page.png" "$url" \
