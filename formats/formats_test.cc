@@ -398,6 +398,10 @@ TEST(Pdf, WatermarksAreLeftOutAndPagesWithoutTextReported) {
                 "of pages that were hot before the restart and loads them in the background."}));
   EXPECT_EQ(x->pages, 3);
   EXPECT_EQ(x->pages_without_text, std::vector<int32_t>{2});
+  // The h1, set larger than the body, is a heading of level 1.
+  ASSERT_EQ(x->heading_levels.size(), 1U);
+  EXPECT_EQ(x->heading_levels[0].begin, 0U);
+  EXPECT_EQ(x->heading_levels[0].level, 1);
 }
 
 // A preformatted table and code (monospaced lines) are left out as in the other formats; a

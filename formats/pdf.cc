@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -528,6 +529,7 @@ absl::StatusOr<Extracted> ExtractPdf(std::string_view input, const ExtractLimits
     frames[p] = PageFrame{(doc->getPageRotate(p + 1) % 360 + 360) % 360,
                           doc->getPageCropWidth(p + 1), doc->getPageCropHeight(p + 1)};
   }
+  const HeadingSizes heading_sizes(*lines);
   TextBuilder b({}, limits.max_text_bytes);
   const Line* prev = nullptr;
   Box block;
@@ -543,6 +545,7 @@ absl::StatusOr<Extracted> ExtractPdf(std::string_view input, const ExtractLimits
       b.EndBlock();
       block = line.box;
       block_lines = 0;
+      if (const int32_t level = heading_sizes.LevelOf(line); level > 0) b.MarkHeading(level);
     } else if (line.page != prev->page || line.box.y0 < prev->box.y0) {
       block = line.box;  // the paragraph goes on in the next column: measure lines there
     } else {

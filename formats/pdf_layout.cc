@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -25,6 +27,37 @@ Line LineOf(std::vector<Word> words, int32_t page) {
   }
   l.words = std::move(words);
   return l;
+}
+
+namespace {
+int SizeKey(double size) { return static_cast<int>(std::lround(2 * size)); }
+}  // namespace
+
+HeadingSizes::HeadingSizes(const std::vector<Line>& lines) {
+  std::map<int, size_t> words;
+  for (const Line& l : lines) words[SizeKey(l.font_size)] += l.words.size();
+  size_t most = 0;
+  for (const auto& [size, n] : words) {
+    if (n > most) {  // ascending sizes: the smallest of equal counts wins
+      most = n;
+      body_ = size;
+    }
+  }
+  for (const Line& l : lines) {
+    if (IsHeadingSize(l)) sizes_.push_back(SizeKey(l.font_size));
+  }
+  std::sort(sizes_.begin(), sizes_.end(), std::greater<>());
+  sizes_.erase(std::unique(sizes_.begin(), sizes_.end()), sizes_.end());
+}
+
+int32_t HeadingSizes::LevelOf(const Line& l) const {
+  if (!IsHeadingSize(l)) return 0;
+  const auto at = std::find(sizes_.begin(), sizes_.end(), SizeKey(l.font_size));
+  return std::min<int32_t>(6, static_cast<int32_t>(at - sizes_.begin()) + 1);
+}
+
+bool HeadingSizes::IsHeadingSize(const Line& l) const {
+  return body_ > 0 && l.words.size() <= 12 && SizeKey(l.font_size) * 20 > body_ * 23;
 }
 
 namespace {

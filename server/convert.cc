@@ -265,7 +265,8 @@ void FillOutline(const RequestPlan& plan, const ReadDocument& read,
   // Where the format marks its headings (Markdown, HTML, Word, OpenDocument), those head the
   // sections; a short line the text form takes for a heading stays in its section.
   std::vector<bool> marked;
-  if (read.extracted && !read.extracted->heading_levels.empty()) {
+  if (read.extracted && !read.extracted->heading_levels.empty() &&
+      read.type != formats::ContentType::kPdf) {  // PDF's type sizes give levels only
     marked.resize(doc.kept.size());
     for (size_t i = 0; i < doc.kept.size(); ++i) {
       marked[i] = HeadingLevel(read, doc.units[doc.kept[i]].begin) > 0;

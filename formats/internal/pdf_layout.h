@@ -36,6 +36,21 @@ struct Line {
   }
 };
 
+// Headings by their type size: a block's first line of at most 12 words set 15% larger than the
+// body (the size most words are set in) is a heading, its level the rank of its size among such
+// lines' sizes (the largest 1, at most 6). Sizes count in half points.
+class HeadingSizes {
+ public:
+  explicit HeadingSizes(const std::vector<Line>& lines);
+  // The line's heading level, or 0.
+  int32_t LevelOf(const Line& l) const;
+
+ private:
+  bool IsHeadingSize(const Line& l) const;
+  int body_ = 0;
+  std::vector<int> sizes_;  // descending
+};
+
 // Grows `a` to hold `b`.
 void Extend(Box* a, const Box& b);
 
