@@ -18,7 +18,6 @@ text) and OUT_DIR/encodings.json.
 """
 import html
 import json
-import os
 import pathlib
 import re
 import subprocess
@@ -27,8 +26,10 @@ import time
 import urllib.error
 import urllib.request
 
+import local_server
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-HTTP = "127.0.0.1:50193"
+HTTP = ""  # local_server.served's address, set by main
 # What the server reads a label as (WHATWG), in Python's codec names.
 CODECS = {"iso-8859-1": "cp1252", "latin1": "cp1252", "us-ascii": "cp1252",
           "windows-1252": "cp1252", "iso-8859-15": "iso8859_15", "iso-8859-2": "iso8859_2"}
@@ -125,19 +126,9 @@ def main():
             label = declared(p.read_bytes()[:1024])
             if label and label.replace("_", "-") not in ("utf-8", "utf8"):
                 pages.append(p)
-    env = dict(os.environ)
-    server = subprocess.Popen(
-        [str(build / "server/rpsum-server"), "--model_dir", str(ROOT / "models/rpsum-ext"),
-         "--listen", "127.0.0.1:50191", "--health_listen", "127.0.0.1:50192",
-         "--metrics_listen", HTTP, "--threads", "2"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    try:
-        subprocess.run([str(build / "client/rpsum"), "health", "--server", "127.0.0.1:50192",
-                        "--wait", "120"], check=True, stdout=subprocess.DEVNULL)
+    global HTTP
+    with local_server.served(build) as HTTP:
         rows = [check(p) for p in pages]
-    finally:
-        server.terminate()
-        server.wait(timeout=60)
     (out / "encodings.json").write_text(json.dumps(rows, indent=1) + "\n")
     write_table(rows, out / "encodings.md", build)
 

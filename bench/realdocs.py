@@ -20,12 +20,14 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+
+import local_server
 import xml.etree.ElementTree as ET
 import zipfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared/data/realdocs"
-HTTP = "127.0.0.1:50196"
+HTTP = ""  # local_server.served's address, set by main
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 TEXT = "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}"
 OFFICE = "{urn:oasis:names:tc:opendocument:xmlns:office:1.0}"
@@ -70,15 +72,9 @@ def holds(path, s, cache):
 
 def main():
     build, out = pathlib.Path(sys.argv[1]).resolve(), pathlib.Path(sys.argv[2])
-    server = subprocess.Popen(
-        [str(build / "server/rpsum-server"), "--model_dir", str(ROOT / "models/rpsum-ext"),
-         "--listen", "127.0.0.1:50194", "--health_listen", "127.0.0.1:50195",
-         "--metrics_listen", HTTP, "--threads", "2"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     rows = []
-    try:
-        subprocess.run([str(build / "client/rpsum"), "health", "--server", "127.0.0.1:50195",
-                        "--wait", "120"], check=True, stdout=subprocess.DEVNULL)
+    global HTTP
+    with local_server.served(build) as HTTP:
         for path in sorted(DATA.glob("*.*")):
             if path.suffix not in (".docx", ".odt", ".epub"):
                 continue
@@ -100,9 +96,6 @@ def main():
                 "sentences": len(sents), "pointing_back": sum(holds(path, s, cache) for s in sents),
                 "summary": [s["text"] for s in sents],
                 "parts": [s.get("part", {}) for s in sents]})
-    finally:
-        server.terminate()
-        server.wait(timeout=60)
     out.mkdir(parents=True, exist_ok=True)
     (out / "realdocs.json").write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n")
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],

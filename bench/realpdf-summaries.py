@@ -18,9 +18,11 @@ import subprocess
 import sys
 import urllib.request
 
+import local_server
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared/data/realpdf"
-HTTP = "127.0.0.1:50199"
+HTTP = ""  # local_server.served's address, set by main
 PROSE = 0.8  # a sentence with at least this share of its words in the authors' runs
 
 
@@ -42,15 +44,9 @@ def share(sentence, ref_trigrams):
 
 def main():
     build, out = pathlib.Path(sys.argv[1]).resolve(), pathlib.Path(sys.argv[2])
-    server = subprocess.Popen(
-        [str(build / "server/rpsum-server"), "--model_dir", str(ROOT / "models/rpsum-ext"),
-         "--listen", "127.0.0.1:50197", "--health_listen", "127.0.0.1:50198",
-         "--metrics_listen", HTTP, "--threads", "2"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     rows = []
-    try:
-        subprocess.run([str(build / "client/rpsum"), "health", "--server", "127.0.0.1:50198",
-                        "--wait", "120"], check=True, stdout=subprocess.DEVNULL)
+    global HTTP
+    with local_server.served(build) as HTTP:
         for pdf in sorted(DATA.glob("*.pdf")):
             ref = ""
             for part in ("abstract", "tex", "footnotes"):
@@ -69,9 +65,6 @@ def main():
                      for s in reply["sentences"]]
             rows.append({"file": pdf.name, "sentences": sents,
                          "prose": sum(s["share"] >= PROSE for s in sents)})
-    finally:
-        server.terminate()
-        server.wait(timeout=60)
     out.mkdir(parents=True, exist_ok=True)
     (out / "realpdf-summaries.json").write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n")
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],

@@ -13,8 +13,11 @@ std::vector<OutlineSection> SummarizeSections(const PreparedDocument& doc,
                                               const SelectOptions& options,
                                               const std::vector<bool>& headings) {
   const size_t n = doc.kept.size();
-  const Boilerplate boilerplate =
-      options.keep_boilerplate ? Boilerplate{} : FindBoilerplate(doc, texts);
+  Boilerplate found;
+  if (!options.keep_boilerplate && options.boilerplate == nullptr) {
+    found = FindBoilerplate(doc, texts);
+  }
+  const Boilerplate& boilerplate = options.boilerplate != nullptr ? *options.boilerplate : found;
   std::vector<OutlineSection> out;
   for (size_t i = 0; i < n; ++i) {
     const bool heading =

@@ -151,7 +151,9 @@ struct SelectionInputs {
 std::vector<bool> ContentUnits(const PreparedDocument& doc,
                                const std::vector<std::string_view>& texts, const SelectOptions& o) {
   std::vector<bool> content(doc.kept.size());
-  const Boilerplate boilerplate = o.keep_boilerplate ? Boilerplate{} : FindBoilerplate(doc, texts);
+  Boilerplate found;
+  if (!o.keep_boilerplate && o.boilerplate == nullptr) found = FindBoilerplate(doc, texts);
+  const Boilerplate& boilerplate = o.boilerplate != nullptr ? *o.boilerplate : found;
   for (size_t i = 0; i < content.size(); ++i) {
     const Unit& u = doc.units[doc.kept[i]];
     content[i] = u.kind != UnitKind::kHeading && !IsFragment(texts[i], u.words) &&
@@ -270,9 +272,10 @@ class TrigramSet {
 }  // namespace
 
 std::vector<double> DocumentState(const PreparedDocument& doc,
-                                  const std::vector<std::string_view>& texts, UnitStates states) {
+                                  const std::vector<std::string_view>& texts, UnitStates states,
+                                  const SelectOptions& options) {
   if (states.empty()) return {};
-  const std::vector<bool> content = ContentUnits(doc, texts, SelectOptions{});
+  const std::vector<bool> content = ContentUnits(doc, texts, options);
   const bool any_content = std::find(content.begin(), content.end(), true) != content.end();
   const auto width = static_cast<size_t>(states.width);
   std::vector<double> mean(width, 0.0);
@@ -478,7 +481,7 @@ std::vector<Candidate> SummaryCandidates(const PreparedDocument& doc,
   std::vector<std::vector<int32_t>> sets = CandidateSets(in, texts, order, top, dw);
   std::optional<StateGeometry> geometry;
   if (!states.empty()) {
-    geometry.emplace(states, static_cast<size_t>(n), DocumentState(doc, texts, states));
+    geometry.emplace(states, static_cast<size_t>(n), DocumentState(doc, texts, states, o));
   }
   CandidateFeatures features(doc, in, scores, std::move(rank), dw, geometry ? &*geometry : nullptr);
   std::vector<Candidate> out;

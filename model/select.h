@@ -19,6 +19,8 @@ struct Budget {
   double value = 100;  // words, sentences, or a fraction of the input's words
 };
 
+struct Boilerplate;  // below
+
 struct SelectOptions {
   Budget budget;
   // Skip a unit sharing a word trigram with one already chosen.
@@ -27,6 +29,9 @@ struct SelectOptions {
   RerankConfig rerank;
   // Let boilerplate (FindBoilerplate) into the summary like any other unit.
   bool keep_boilerplate = false;
+  // FindBoilerplate of the document, found once by a caller that needs it too (the service);
+  // null: found where it is needed. Must outlive the call.
+  const Boilerplate* boilerplate = nullptr;
 };
 
 // Boilerplate (docs/design.md, section 2, "Boilerplate"): licences and notices, tables of
@@ -127,10 +132,11 @@ std::vector<OutlineSection> SummarizeSections(const PreparedDocument& doc,
 double BudgetWords(const Budget& budget, const PreparedDocument& doc);
 
 // The document's state that the net_* features compare with (Candidate): the mean state of its
-// content units (not headings or fragments), of every kept unit when none is content. Empty
-// without states.
+// content units (not headings, fragments or, unless the options keep it, boilerplate), of every
+// kept unit when none is content. Empty without states.
 std::vector<double> DocumentState(const PreparedDocument& doc,
-                                  const std::vector<std::string_view>& texts, UnitStates states);
+                                  const std::vector<std::string_view>& texts, UnitStates states,
+                                  const SelectOptions& options = {});
 
 // One candidate summary of the reranking: kept-unit indices, ascending, and its features in
 // kRerankFeatureNames order (model/model_config.h), before standardisation:

@@ -259,7 +259,7 @@ void FillSectionSource(const ReadDocument& read, uint64_t begin, uint64_t end,
   }
 }
 
-void FillOutline(const RequestPlan& plan, const ReadDocument& read,
+void FillOutline(const model::SelectOptions& select, const ReadDocument& read,
                  const model::PreparedDocument& doc, const std::vector<std::string_view>& texts,
                  const std::vector<float>& scores, v1::SummarizeResponse* out) {
   // Where the format marks its headings (Markdown, HTML, Word, OpenDocument), those head the
@@ -273,7 +273,7 @@ void FillOutline(const RequestPlan& plan, const ReadDocument& read,
     }
   }
   for (const model::OutlineSection& sec :
-       model::SummarizeSections(doc, texts, scores, plan.select, marked)) {
+       model::SummarizeSections(doc, texts, scores, select, marked)) {
     v1::OutlineSection* s = out->add_outline();
     const uint64_t begin = doc.units[doc.kept[sec.first]].begin;
     const uint64_t end = doc.units[doc.kept[sec.end - 1]].end;
@@ -296,8 +296,15 @@ void FillSummary(const RequestPlan& plan, const ReadDocument& read,
   const std::vector<float>& scores = result.scores;
   std::vector<std::string_view> texts;
   for (int32_t u : doc.kept) texts.push_back(doc.UnitText(plan.input, u));
+  // Boilerplate found once: the selection, the outline and the response read it.
+  model::SelectOptions select = plan.select;
+  model::Boilerplate boilerplate;
+  if (!select.keep_boilerplate) {
+    boilerplate = model::FindBoilerplate(doc, texts);
+    select.boilerplate = &boilerplate;
+  }
   const std::vector<int32_t> chosen = model::SelectSummary(
-      doc, texts, scores, plan.select, {result.unit_states.data(), result.state_size});
+      doc, texts, scores, select, {result.unit_states.data(), result.state_size});
   std::string summary;
   for (int32_t i : chosen) {
     FillSentence(read, doc, texts, scores, i, out->add_sentences());
@@ -305,9 +312,8 @@ void FillSummary(const RequestPlan& plan, const ReadDocument& read,
     summary.append(texts[i]);
   }
   out->set_summary(std::move(summary));
-  if (plan.outline && !doc.kept.empty()) FillOutline(plan, read, doc, texts, scores, out);
-  if (!plan.select.keep_boilerplate) {
-    const model::Boilerplate boilerplate = model::FindBoilerplate(doc, texts);
+  if (plan.outline && !doc.kept.empty()) FillOutline(select, read, doc, texts, scores, out);
+  if (!select.keep_boilerplate) {
     for (int32_t i : boilerplate.sections) out->add_boilerplate_sections(std::string(texts[i]));
     out->set_boilerplate_sentences(static_cast<uint32_t>(
         std::count(boilerplate.units.begin(), boilerplate.units.end(), true)));
