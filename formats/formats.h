@@ -92,8 +92,8 @@ struct Extracted {
 };
 
 struct ExtractLimits {
-  uint64_t max_text_bytes = 5u << 20;  // extracted text (after the input's own byte limit)
-  int32_t max_pdf_pages = 1000;
+  uint64_t max_text_bytes = 16u << 20;  // extracted text (after the input's own byte limit)
+  int32_t max_pdf_pages = 3000;
   int32_t max_html_depth = 512;  // element nesting, as HTML5 builds the tree
   // Attributes kept per HTML element; the rest are dropped (blanked before parsing).
   int32_t max_html_attributes = 64;

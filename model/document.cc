@@ -553,6 +553,14 @@ absl::StatusOr<std::vector<char>> ChooseKept(LazyTokens* tokens, const PrepareOp
 
 }  // namespace
 
+int64_t HeldBytes(const PreparedDocument& doc) {
+  const auto bytes = [](const auto& v) {
+    return static_cast<int64_t>(v.capacity() * sizeof(v[0]));
+  };
+  return bytes(doc.units) + bytes(doc.kept) + bytes(doc.tokens) + bytes(doc.unit_pos) +
+         bytes(doc.features);
+}
+
 absl::StatusOr<PreparedDocument> Prepare(const DocumentInput& in, const Tokenizer& tokenizer,
                                          const PrepareOptions& opt) {
   if (in.title.size() > 1024) {

@@ -130,6 +130,10 @@ struct PreparedDocument {
   std::string_view UnitText(const DocumentInput& in, int32_t unit) const;
 };
 
+// The bytes `doc` holds (its vectors' capacities and the units' own), what a queued request's
+// preparation keeps in memory.
+int64_t HeldBytes(const PreparedDocument& doc);
+
 // The budget columns of the unit features (kFeatureBudgetWords, kFeatureBudgetShare) for a
 // summary of at most `budget_words` words of a document of `document_words` words:
 // clamp((log2(budget) - 4) / 4, 0, 2) (16 words 0, 256 words 1) and

@@ -11,6 +11,31 @@ int64_t AttentionCost(const ModelConfig& config, int64_t tokens) {
   return tokens + tokens * span / 256;
 }
 
+namespace {
+
+// Positions one pass holds: all `length`, or a stretch with the halo of `layers` windows each
+// side when the layers are block-local (window > 0) and the sequence is longer than a stretch.
+int64_t HeldPositions(int64_t length, int64_t stretch, int64_t window, int64_t layers) {
+  if (window <= 0 || stretch <= 0 || length <= stretch) return length;
+  return std::min(length, stretch + 2 * window * layers);
+}
+
+}  // namespace
+
+int64_t ForwardBytes(const ModelConfig& config, int64_t tokens, int64_t units,
+                     ForwardStretches stretches, bool with_states) {
+  const Architecture& a = config.architecture;
+  const int64_t per_position = 4 * (4 * a.hidden_size + 2 * a.ffn_size);
+  const int64_t token_positions =
+      HeldPositions(tokens, stretches.tokens, config.attention.TokenWindow(tokens), a.token_layers);
+  const int64_t unit_window =
+      IsLocalUnitAttention(config, units) ? config.attention.unit_local_window : 0;
+  const int64_t unit_positions = HeldPositions(units, stretches.units, unit_window, a.unit_layers);
+  const int64_t unit_row = 4 * a.hidden_size;
+  return per_position * (token_positions + unit_positions) + unit_row * unit_positions +
+         (with_states ? unit_row * units : 0) + 4 * units;
+}
+
 int64_t ClipDistanceFor(const ModelConfig& config, int64_t tokens, int64_t override_k) {
   const int64_t k = override_k > 0 ? override_k : config.clip_policy.Pick(tokens);
   return std::clamp<int64_t>(k, 1, config.architecture.max_clip_distance);

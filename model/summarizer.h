@@ -29,12 +29,26 @@ struct DocumentScores {
   int64_t state_size = 0;
 };
 
+// A long document's forward in stretches (docs/design.md, section 3, **Long documents**): the
+// token layers run over `tokens` output positions at a time, the unit layers over `units`, each
+// stretch with the halo its block-local layers reach (layers x window each side), so every
+// output equals the whole-document forward and memory stops growing with length. 0: the whole
+// input at once. Full attention (no window) always runs whole.
+struct ForwardStretches {
+  int64_t tokens = 0;
+  int64_t units = 0;
+};
+// The service's stretches; docs/design.md, section 3, **Long documents**, has the measurements
+// that chose them.
+inline constexpr ForwardStretches kServedStretches{32768, 8192};
+
 // Identity and shape of a loaded model, for GetModelInfo and metrics.
 struct ModelDescription {
   ModelConfig config;
   std::string weights_sha256;
-  std::string device;         // "cpu", "cuda:0"
-  std::string torch_version;  // of the LibTorch build
+  std::string device;          // "cpu", "cuda:0"
+  std::string torch_version;   // of the LibTorch build
+  ForwardStretches stretches;  // how it runs long documents
 };
 
 class Summarizer {
@@ -57,10 +71,11 @@ class Summarizer {
 };
 
 // Loads a checkpoint directory on `device` ("auto", "cpu", "cuda", "cuda:N") with `threads`
-// intra-op threads (0: leave LibTorch's default). Errors as LoadCheckpoint.
-absl::StatusOr<std::unique_ptr<Summarizer>> LoadTorchSummarizer(const std::string& dir,
-                                                                const std::string& device,
-                                                                int threads);
+// intra-op threads (0: leave LibTorch's default), running long documents in `stretches`.
+// Errors as LoadCheckpoint.
+absl::StatusOr<std::unique_ptr<Summarizer>> LoadTorchSummarizer(
+    const std::string& dir, const std::string& device, int threads,
+    ForwardStretches stretches = kServedStretches);
 
 // GPUs LibTorch can use in this process (0 for a CPU-only build or a machine without one).
 int CudaDeviceCount();
@@ -86,6 +101,14 @@ void SetModelFaultHookForTesting(std::function<void(size_t batch_size)> hook);
 // all tokens under full attention and 3 windows under block-local attention, the window the
 // length's: AttentionConfig::TokenWindow). Torch-free.
 int64_t AttentionCost(const ModelConfig& config, int64_t tokens);
+
+// The model's working memory for one document of `tokens` tokens and `units` kept units, in
+// bytes, on the CPU: the widest stage of a layer (the feed-forward's: four hidden-wide and two
+// FFN-wide floats per position) over the positions one pass holds (the whole document, or one
+// stretch with its halo), plus the unit layers' inputs and, `with_states`, the unit states the
+// selection reads. bench/long-documents.py compares it with measured peaks. Torch-free.
+int64_t ForwardBytes(const ModelConfig& config, int64_t tokens, int64_t units,
+                     ForwardStretches stretches, bool with_states);
 
 // The clip distance k for a sequence of `tokens` (override 0: the policy, else the override),
 // clamped to the model's tables. Whether and how widely its token layers attend block-locally:

@@ -50,6 +50,12 @@ ABSL_FLAG(std::string, device, "auto",
           "GPUs round-robin, worker i on cuda:(i mod GPUs)");
 ABSL_FLAG(int, threads, 0, "LibTorch intra-op threads (0: one per core)");
 ABSL_FLAG(int, workers, 1, "inference workers (each holds its own copy of the model)");
+ABSL_FLAG(int64_t, stretch_tokens, rpsum::model::kServedStretches.tokens,
+          "a longer document runs through the token layers this many tokens at a time (with the "
+          "halo their windows reach, so its scores are the whole forward's): the model's memory "
+          "per request stops growing past it; 0: whole documents");
+ABSL_FLAG(int64_t, stretch_units, rpsum::model::kServedStretches.units,
+          "the same for the unit layers, in units; 0: whole documents");
 ABSL_FLAG(int, prepare_threads, 2, "threads that split and tokenize documents");
 ABSL_FLAG(int, large_prepare_threads, 1,
           "threads that prepare documents over --large_document_bytes (0: the same threads)");
@@ -64,15 +70,22 @@ ABSL_FLAG(int, max_batch_size, 0,
 ABSL_FLAG(int, max_queue_delay_ms, 5, "longest a request waits for others to batch with");
 ABSL_FLAG(int, max_queue_requests, 256, "queued requests at most (then RESOURCE_EXHAUSTED)");
 ABSL_FLAG(int64_t, max_queue_cost, 64 << 20, "queued cost units at most");
+ABSL_FLAG(int64_t, max_queue_memory_bytes, rpsum::server::SchedulerOptions{}.max_queue_memory,
+          "bytes the queued requests' documents may hold at most (as sent, as read and as "
+          "prepared; Estimate's queued_bytes), then RESOURCE_EXHAUSTED");
 ABSL_FLAG(int, max_queue_wait_ms, 0,
           "refuse new requests (RESOURCE_EXHAUSTED) when the work ahead (queued, plus the rest of "
           "the running batch) is predicted to take longer than this; 0: no time cap");
 ABSL_FLAG(int64_t, max_batch_cost, 1 << 20, "cost units per batch at most (padded)");
-ABSL_FLAG(uint64_t, max_document_bytes, 5u << 20, "largest document accepted, in bytes");
-ABSL_FLAG(int64_t, max_input_tokens, 32768, "tokens per request at most (see truncation)");
-ABSL_FLAG(int64_t, max_sentences, 4096, "sentences per request at most (see truncation)");
-ABSL_FLAG(int, max_pdf_pages, 500, "pages of a PDF document at most");
-ABSL_FLAG(uint64_t, max_extracted_bytes, 5u << 20,
+ABSL_FLAG(uint64_t, max_document_bytes, rpsum::server::ServiceOptions{}.max_document_bytes,
+          "largest document accepted, in bytes");
+ABSL_FLAG(int64_t, max_input_tokens, rpsum::server::ServiceOptions{}.max_input_tokens,
+          "tokens per request at most (see truncation)");
+ABSL_FLAG(int64_t, max_sentences, rpsum::server::ServiceOptions{}.max_sentences,
+          "sentences per request at most (see truncation)");
+ABSL_FLAG(int, max_pdf_pages, rpsum::formats::ExtractLimits{}.max_pdf_pages,
+          "pages of a PDF document at most");
+ABSL_FLAG(uint64_t, max_extracted_bytes, rpsum::formats::ExtractLimits{}.max_text_bytes,
           "text extracted from a Markdown, HTML, PDF, DOCX, ODT or EPUB document at most, in "
           "bytes");
 ABSL_FLAG(uint64_t, max_unpacked_bytes, 64u << 20,
@@ -202,9 +215,10 @@ absl::StatusOr<std::vector<std::unique_ptr<model::Summarizer>>> LoadModels() {
   const int gpus = model::CudaDeviceCount();
   for (int i = 0; i < std::max(1, absl::GetFlag(FLAGS_workers)); ++i) {
     // Each worker's model copy on its own device: round-robin over the GPUs for cuda/auto.
-    auto m = model::LoadTorchSummarizer(absl::GetFlag(FLAGS_model_dir),
-                                        model::WorkerDevice(absl::GetFlag(FLAGS_device), i, gpus),
-                                        absl::GetFlag(FLAGS_threads));
+    auto m = model::LoadTorchSummarizer(
+        absl::GetFlag(FLAGS_model_dir), model::WorkerDevice(absl::GetFlag(FLAGS_device), i, gpus),
+        absl::GetFlag(FLAGS_threads),
+        {absl::GetFlag(FLAGS_stretch_tokens), absl::GetFlag(FLAGS_stretch_units)});
     if (!m.ok()) return m.status();
     models.push_back(*std::move(m));
   }
@@ -221,6 +235,7 @@ SchedulerOptions SchedulerOptionsFromFlags(bool on_cpu, double seconds_per_cost)
   so.max_queue_delay = absl::Milliseconds(absl::GetFlag(FLAGS_max_queue_delay_ms));
   so.max_queue_requests = absl::GetFlag(FLAGS_max_queue_requests);
   so.max_queue_cost = absl::GetFlag(FLAGS_max_queue_cost);
+  so.max_queue_memory = absl::GetFlag(FLAGS_max_queue_memory_bytes);
   so.max_queue_wait = absl::Milliseconds(absl::GetFlag(FLAGS_max_queue_wait_ms));
   so.max_batch_cost = absl::GetFlag(FLAGS_max_batch_cost);
   so.seconds_per_cost = seconds_per_cost;

@@ -101,6 +101,26 @@ struct SummarizerService::Call {
   std::atomic<bool> finished{false};
 };
 
+namespace {
+
+// What a request holds while it waits for the model, in bytes (Job::memory): the document as
+// sent, its text as read (a source map costs at most a byte per character) and its prepared
+// form.
+int64_t QueuedBytes(const v1::SummarizeRequest& request, const ReadDocument& read,
+                    const model::PreparedDocument& prepared) {
+  uint64_t bytes = request.document().size();
+  for (const std::string& u : request.sentences().sentences()) bytes += u.size();
+  if (read.extracted) {
+    const formats::Extracted& e = *read.extracted;
+    bytes += e.text.capacity() + e.pieces.capacity() * sizeof(e.pieces[0]) +
+             e.blocks.capacity() * sizeof(e.blocks[0]);
+  }
+  if (read.converted) bytes += 2 * read.converted->text.capacity();
+  return static_cast<int64_t>(bytes) + model::HeldBytes(prepared);
+}
+
+}  // namespace
+
 std::string NewRequestId() {
   thread_local std::mt19937_64 rng{std::random_device{}()};
   return absl::StrFormat("%016x", rng());
@@ -313,6 +333,7 @@ void SummarizerService::HandleSummarize(CallInfo info, const v1::SummarizeReques
     job.doc = &call->prepared;
     job.k = call->k;
     job.cost = model::AttentionCost(config, tokens);
+    job.memory = QueuedBytes(*call->request, call->read, call->prepared);
     job.priority = call->plan.priority;
     job.deadline = call->info.deadline;
     job.cancelled = [call] { return call->info.cancelled && call->info.cancelled(); };
@@ -360,6 +381,13 @@ void SummarizerService::HandleEstimate(CallInfo info, const v1::SummarizeRequest
     const auto& config = model_->description().config;
     const int64_t tokens = call->prepared.num_tokens();
     FillEstimate(call->read, call->prepared, config, call->k, call->estimate);
+    const int64_t queued = QueuedBytes(*call->request, call->read, call->prepared);
+    call->estimate->set_queued_bytes(static_cast<uint64_t>(queued));
+    call->estimate->set_memory_bytes(static_cast<uint64_t>(
+        queued + model::ForwardBytes(config, tokens,
+                                     static_cast<int64_t>(call->prepared.kept.size()),
+                                     model_->description().stretches,
+                                     model::NeedsUnitStates(config.scoring.rerank))));
     call->estimate->set_predicted_inference_us(static_cast<uint64_t>(absl::ToInt64Microseconds(
         scheduler_->PredictedInference(model::AttentionCost(config, tokens)))));
     call->estimate->set_predicted_queue_wait_us(

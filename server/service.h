@@ -24,12 +24,15 @@
 namespace rpsum::server {
 
 struct ServiceOptions {
-  // Request limits (max_tokens_per_unit comes from the model's config).
-  uint64_t max_document_bytes = 5u << 20;
+  // Request limits (max_tokens_per_unit comes from the model's config); the server's flags
+  // default to these. A 2,000-page document (about 1.5 million tokens) fits them: a document
+  // longer than the model's stretches runs in stretches, so the model's memory does not grow
+  // with it (docs/operations.md, "Limits and memory", has the figures they come from).
+  uint64_t max_document_bytes = 32u << 20;
   // Markdown, HTML and PDF: pages read at most, extracted text at most, element nesting.
   formats::ExtractLimits extract;
-  int64_t max_input_tokens = 32768;
-  int64_t max_sentences = 4096;
+  int64_t max_input_tokens = 2'000'000;
+  int64_t max_sentences = 131072;
   // Bearer token required in `authorization: Bearer <token>` metadata; empty: none.
   std::string auth_token;
   std::string server_version;  // GetModelInfo reports it (rpsum-server: project(VERSION))

@@ -6,8 +6,11 @@
 #include <torch/nn/functional/activation.h>
 #include <torch/nn/init.h>
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 namespace rpsum::net {
 
@@ -72,9 +75,11 @@ namespace {
 class CheckpointedLayer : public torch::autograd::Function<CheckpointedLayer> {
  public:
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x,
-                            const at::Tensor& valid, int64_t layer_ptr, std::vector<int64_t> head_k,
-                            bool local, int64_t window) {
-    auto* layer = reinterpret_cast<EncoderLayerImpl*>(layer_ptr);
+                            const at::Tensor& valid, int64_t layer_ptr,
+                            const std::vector<int64_t>& head_k, bool local, int64_t window) {
+    // The autograd context stores the layer as an integer: the cast back is the only way.
+    auto* layer =
+        reinterpret_cast<EncoderLayerImpl*>(layer_ptr);  // NOLINT(performance-no-int-to-ptr)
     at::Generator gen = at::detail::getDefaultCPUGenerator();
     {
       std::lock_guard<std::mutex> lock(gen.mutex());
@@ -92,7 +97,8 @@ class CheckpointedLayer : public torch::autograd::Function<CheckpointedLayer> {
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list grads) {
     const auto saved = ctx->get_saved_variables();
-    auto* layer = reinterpret_cast<EncoderLayerImpl*>(ctx->saved_data["layer"].toInt());
+    auto* layer = reinterpret_cast<EncoderLayerImpl*>(  // NOLINT(performance-no-int-to-ptr)
+        ctx->saved_data["layer"].toInt());
     const auto hk = ctx->saved_data["head_k"].toIntList();
     const AttentionPlan plan{std::vector<int64_t>(hk.begin(), hk.end()),
                              ctx->saved_data["local"].toBool(), ctx->saved_data["window"].toInt(),
@@ -156,15 +162,20 @@ at::Tensor ExtractiveScorerImpl::forward(const ModelBatch& batch, const Attentio
 
 at::Tensor ExtractiveScorerImpl::EncodeTokens(const ModelBatch& batch,
                                               const AttentionPlan& token_plan) {
-  at::Tensor x = embed(batch.tokens);
+  return TokenLayers(batch.tokens, batch.token_valid, token_plan);
+}
+
+at::Tensor ExtractiveScorerImpl::TokenLayers(const at::Tensor& tokens, const at::Tensor& valid,
+                                             const AttentionPlan& plan) {
+  at::Tensor x = embed(tokens);
   const bool checkpoint = checkpoint_layers_ && is_training() && at::GradMode::is_enabled();
   for (const auto& layer : *token_layers) {
     auto* l = layer->as<EncoderLayer>();
     if (checkpoint) {
-      x = CheckpointedLayer::apply(x, batch.token_valid, reinterpret_cast<int64_t>(l),
-                                   token_plan.head_k, token_plan.local, token_plan.window);
+      x = CheckpointedLayer::apply(x, valid, reinterpret_cast<int64_t>(l), plan.head_k, plan.local,
+                                   plan.window);
     } else {
-      x = l->forward(x, batch.token_valid, token_plan);
+      x = l->forward(x, valid, plan);
     }
   }
   return token_norm(x);
@@ -178,24 +189,135 @@ at::Tensor ExtractiveScorerImpl::ScoreUnits(const at::Tensor& tokens, const Mode
 at::Tensor ExtractiveScorerImpl::EncodeUnits(const at::Tensor& tokens, const ModelBatch& batch,
                                              const AttentionPlan& unit_plan) {
   const int64_t b = tokens.size(0), d = tokens.size(2), s = batch.unit_pos.size(1);
-  at::Tensor sv = tokens.gather(1, batch.unit_pos.unsqueeze(-1).expand({b, s, d}));
-  if (feature_proj) {
-    // A checkpoint reads the first num_features columns: models trained before a feature was
-    // appended (model/document.h, kNumFeatures) keep loading and scoring as they did.
-    // A checkpoint with architecture.feature_columns reads those columns instead.
-    const int64_t f = feature_proj->options.in_features();
-    at::Tensor features;
-    if (!arch_.feature_columns.empty()) {
-      features = batch.features.index_select(-1, feature_index_.to(batch.features.device()));
-    } else {
-      features = batch.features.size(-1) == f ? batch.features : batch.features.narrow(-1, 0, f);
-    }
-    sv = sv + feature_proj(features);
+  const at::Tensor gathered = tokens.gather(1, batch.unit_pos.unsqueeze(-1).expand({b, s, d}));
+  return UnitLayers(UnitInputs(gathered, batch.features), batch.unit_valid, unit_plan);
+}
+
+at::Tensor ExtractiveScorerImpl::UnitInputs(at::Tensor gathered, const at::Tensor& features) {
+  if (!feature_proj) return gathered;
+  // A checkpoint reads the first num_features columns: models trained before a feature was
+  // appended (model/document.h, kNumFeatures) keep loading and scoring as they did.
+  // A checkpoint with architecture.feature_columns reads those columns instead.
+  const int64_t f = feature_proj->options.in_features();
+  at::Tensor columns;
+  if (!arch_.feature_columns.empty()) {
+    columns = features.index_select(-1, feature_index_.to(features.device()));
+  } else {
+    columns = features.size(-1) == f ? features : features.narrow(-1, 0, f);
   }
+  return gathered + feature_proj(columns);
+}
+
+at::Tensor ExtractiveScorerImpl::UnitLayers(at::Tensor x, const at::Tensor& valid,
+                                            const AttentionPlan& plan) {
   for (const auto& layer : *unit_layers) {
-    sv = layer->as<EncoderLayer>()->forward(sv, batch.unit_valid, unit_plan);
+    x = layer->as<EncoderLayer>()->forward(x, valid, plan);
   }
-  return unit_norm(sv);
+  return unit_norm(x);
+}
+
+namespace {
+
+// A stretch [first, last) of a sequence of `length` positions and its halo: [lo, hi) =
+// [first - halo, last + halo) within the sequence. A position's output from layers of total
+// reach `halo` depends only on inputs within `halo` of it, so outputs in [first, last) computed
+// from [lo, hi) are the whole sequence's.
+struct Stretch {
+  int64_t lo, hi, first, last;
+};
+
+Stretch NthStretch(int64_t n, int64_t length, int64_t size, int64_t halo) {
+  const int64_t first = n * size, last = std::min(length, first + size);
+  return {std::max<int64_t>(0, first - halo), std::min(length, last + halo), first, last};
+}
+
+// Whether layers attending with `plan` over `length` positions run in stretches of `stretch`.
+bool Stretched(const AttentionPlan& plan, int64_t length, int64_t stretch) {
+  return plan.local && stretch > 0 && length > stretch;
+}
+
+}  // namespace
+
+// The unit layers' input, made a token stretch at a time as the unit stretches ask for it in
+// order (Rows), and dropped once no later request reaches it.
+class ExtractiveScorerImpl::UnitInputStream {
+ public:
+  UnitInputStream(ExtractiveScorerImpl& scorer, const ModelBatch& batch, const AttentionPlan& plan,
+                  int64_t stretch)
+      : scorer_(scorer),
+        batch_(batch),
+        plan_(plan),
+        pos_(batch.unit_pos[0].to(at::kCPU).contiguous()),
+        units_(batch.unit_valid[0].sum().item<int64_t>()),
+        length_(batch.tokens.size(1)),
+        size_(Stretched(plan, length_, stretch) ? stretch : length_),
+        halo_(plan.window * static_cast<int64_t>(scorer.token_layers->size())),
+        device_(batch.unit_pos.device()) {}
+
+  // Rows [lo, hi) of the unit inputs [1, hi - lo, D]; lo and hi never decrease between calls.
+  at::Tensor Rows(int64_t lo, int64_t hi) {
+    while (made_ < std::min(hi, units_)) Next();
+    while (!chunks_.empty() && chunks_.front().first + chunks_.front().second.size(1) <= lo) {
+      chunks_.erase(chunks_.begin());
+    }
+    std::vector<at::Tensor> parts;
+    for (const auto& [start, rows] : chunks_) {
+      const int64_t a = std::max(lo, start), b = std::min(hi, start + rows.size(1));
+      if (a < b) parts.push_back(rows.narrow(1, a - start, b - a));
+    }
+    return parts.size() == 1 ? parts[0] : at::cat(parts, 1);
+  }
+
+ private:
+  void Next() {
+    const Stretch s = NthStretch(next_++, length_, size_, halo_);
+    const int64_t* p = pos_.data_ptr<int64_t>();
+    const int64_t u0 = made_, u1 = std::lower_bound(p, p + units_, s.last) - p;
+    if (u0 == u1) return;
+    const int64_t d = scorer_.arch_.hidden_size;
+    // The batch's tokens may stay where and as they were prepared (int32, on the host): each
+    // stretch is moved and widened alone.
+    const at::Tensor tokens = batch_.tokens.narrow(1, s.lo, s.hi - s.lo).to(device_, at::kLong);
+    const at::Tensor out = scorer_.TokenLayers(
+        tokens, at::ones(tokens.sizes(), tokens.options().dtype(at::kBool)), plan_);
+    const at::Tensor rows = batch_.unit_pos.narrow(1, u0, u1 - u0) - s.lo;
+    chunks_.emplace_back(
+        u0, scorer_.UnitInputs(out.gather(1, rows.unsqueeze(-1).expand({1, u1 - u0, d})),
+                               batch_.features.narrow(1, u0, u1 - u0)));
+    made_ = u1;
+  }
+
+  ExtractiveScorerImpl& scorer_;
+  const ModelBatch& batch_;
+  const AttentionPlan& plan_;
+  const at::Tensor pos_;
+  const int64_t units_, length_, size_, halo_;
+  const at::Device device_;
+  int64_t next_ = 0, made_ = 0;
+  std::vector<std::pair<int64_t, at::Tensor>> chunks_;  // (first unit, rows [1, n, D])
+};
+
+at::Tensor ExtractiveScorerImpl::ScoreInStretches(const ModelBatch& batch,
+                                                  const AttentionPlan& token_plan,
+                                                  const AttentionPlan& unit_plan,
+                                                  const Stretches& stretches,
+                                                  const at::Tensor& states) {
+  TORCH_CHECK(batch.tokens.size(0) == 1, "ScoreInStretches takes one document");
+  const int64_t s = batch.unit_valid[0].sum().item<int64_t>();
+  at::Tensor logits = at::zeros({s}, at::kFloat);
+  if (s == 0) return logits;
+  UnitInputStream inputs(*this, batch, token_plan, stretches.tokens);
+  const int64_t size = Stretched(unit_plan, s, stretches.units) ? stretches.units : s;
+  const int64_t halo = unit_plan.window * static_cast<int64_t>(unit_layers->size());
+  for (int64_t n = 0; n * size < s; ++n) {
+    const Stretch u = NthStretch(n, s, size, halo);
+    const at::Tensor out = UnitLayers(inputs.Rows(u.lo, u.hi),
+                                      batch.unit_valid.narrow(1, u.lo, u.hi - u.lo), unit_plan)
+                               .narrow(1, u.first - u.lo, u.last - u.first);
+    logits.narrow(0, u.first, u.last - u.first).copy_(UnitLogits(out)[0]);
+    if (states.defined()) states.narrow(0, u.first, u.last - u.first).copy_(out[0]);
+  }
+  return logits;
 }
 
 }  // namespace rpsum::net

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "model/model_config.h"
+#include "model/summarizer.h"
 #include "model/torch/relative_attention.h"
 
 namespace rpsum::net {
@@ -68,6 +69,9 @@ struct ModelBatch {
   at::Tensor features;     // [B, S, F] float
 };
 
+// A long document's forward in stretches: model/summarizer.h.
+using Stretches = model::ForwardStretches;
+
 class ExtractiveScorerImpl : public torch::nn::Module {
  public:
   explicit ExtractiveScorerImpl(const model::Architecture& arch);
@@ -86,6 +90,15 @@ class ExtractiveScorerImpl : public torch::nn::Module {
   at::Tensor EncodeUnits(const at::Tensor& tokens, const ModelBatch& batch,
                          const AttentionPlan& unit_plan);
   at::Tensor UnitLogits(const at::Tensor& states) { return head(states).squeeze(-1); }
+  // forward(batch, ...) for a batch of one document, in `stretches` (its tokens may be int32
+  // and on the host, its token_valid undefined: every token is valid): the unit logits [S] on
+  // the CPU, and with `states` defined (a CPU float tensor [S, D]) the unit states written into
+  // it. Neither the token layers' output nor the unit layers' input is ever held for the whole
+  // document: each token stretch runs when the unit stretch that reads its units needs it, and
+  // unit inputs are dropped once no later unit stretch reads them.
+  at::Tensor ScoreInStretches(const ModelBatch& batch, const AttentionPlan& token_plan,
+                              const AttentionPlan& unit_plan, const Stretches& stretches,
+                              const at::Tensor& states);
   // Gradient checkpointing of the token layers (training on long documents): each layer's
   // activations are dropped after the forward and recomputed in the backward, with the same
   // dropout masks. Saves memory, costs one more forward per layer.
@@ -97,6 +110,12 @@ class ExtractiveScorerImpl : public torch::nn::Module {
   torch::nn::Linear feature_proj{nullptr}, head{nullptr};
 
  private:
+  class UnitInputStream;
+  at::Tensor TokenLayers(const at::Tensor& tokens, const at::Tensor& valid,
+                         const AttentionPlan& plan);
+  at::Tensor UnitInputs(at::Tensor gathered, const at::Tensor& features);
+  at::Tensor UnitLayers(at::Tensor x, const at::Tensor& valid, const AttentionPlan& plan);
+
   model::Architecture arch_;
   at::Tensor feature_index_;  // arch_.feature_columns as a long tensor (undefined when empty)
   bool checkpoint_layers_ = false;

@@ -8,9 +8,11 @@
 #include <atomic>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <mutex>
-#include <set>
+#include <tuple>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "model/select.h"
 
@@ -117,9 +119,83 @@ ModelBatch MakeBatch(const std::vector<const PreparedDocument*>& docs, int32_t p
   return batch;
 }
 
+namespace {
+
+// Which forward pass a document joins: its own length's token window and unit attention, and
+// for a document long enough to run in stretches, its own pass (index + 1; else 0).
+using PassKey = std::tuple<int64_t, bool, size_t>;
+
+PassKey PassOf(const ModelConfig& config, const PreparedDocument& d, size_t index,
+               const Stretches& stretches) {
+  const int64_t window = config.attention.TokenWindow(d.num_tokens());
+  const auto units = static_cast<int64_t>(d.kept.size());
+  const bool unit_local = IsLocalUnitAttention(config, units);
+  const bool alone = (window > 0 && stretches.tokens > 0 && d.num_tokens() > stretches.tokens) ||
+                     (unit_local && stretches.units > 0 && units > stretches.units);
+  return {window, unit_local, alone ? index + 1 : 0};
+}
+
+// Copies one pass's logits (and states) into its documents' results.
+void TakeScores(const ModelConfig& config, const at::Tensor& states, ExtractiveScorer& scorer,
+                const std::vector<size_t>& members,
+                const std::vector<const PreparedDocument*>& docs, int64_t k, int64_t window,
+                bool with_states, std::vector<DocumentScores>& out) {
+  const at::Tensor logits = scorer->UnitLogits(states).to(at::kCPU, at::kFloat).contiguous();
+  const at::Tensor cpu_states =
+      with_states ? states.to(at::kCPU, at::kFloat).contiguous() : at::Tensor();
+  for (size_t g = 0; g < members.size(); ++g) {
+    const PreparedDocument& doc = *docs[members[g]];
+    const float* row = logits[static_cast<int64_t>(g)].data_ptr<float>();
+    DocumentScores& d = out[members[g]];
+    d.scores = ServedScores(doc, std::vector<float>(row, row + doc.kept.size()), config.scoring);
+    d.clip_distance = k;
+    d.local_window = window;
+    if (with_states) {
+      const int64_t width = cpu_states.size(2);
+      const float* s = cpu_states[static_cast<int64_t>(g)].data_ptr<float>();
+      d.unit_states.assign(s, s + (doc.kept.size() * width));
+      d.state_size = width;
+    }
+  }
+}
+
+// One document in stretches: its states written straight into the result.
+// The document's tokens stay int32 on the host (ScoreInStretches moves a stretch at a time).
+DocumentScores InStretches(const ModelConfig& config, ExtractiveScorer& scorer,
+                           const PreparedDocument& doc, const at::Device& device,
+                           const AttentionPlan& token_plan, const AttentionPlan& unit_plan,
+                           const Stretches& stretches, bool with_states) {
+  DocumentScores d;
+  const auto units = static_cast<int64_t>(doc.kept.size());
+  std::vector<int64_t> pos(doc.unit_pos.begin(), doc.unit_pos.end());
+  ModelBatch batch;
+  batch.tokens =
+      at::from_blob(const_cast<int32_t*>(doc.tokens.data()), {1, doc.num_tokens()}, at::kInt);
+  batch.unit_pos = at::from_blob(pos.data(), {1, units}, at::kLong).to(device);
+  batch.unit_valid = at::ones({1, units}, at::kBool).to(device);
+  batch.features = doc.features.empty()
+                       ? at::zeros({1, units, model::kNumFeatures}, at::kFloat).to(device)
+                       : at::from_blob(const_cast<float*>(doc.features.data()),
+                                       {1, units, model::kNumFeatures}, at::kFloat)
+                             .to(device);
+  at::Tensor states;
+  if (with_states) {
+    d.state_size = config.architecture.hidden_size;
+    d.unit_states.resize(units * d.state_size);
+    states = at::from_blob(d.unit_states.data(), {units, d.state_size}, at::kFloat);
+  }
+  const at::Tensor logits =
+      scorer->ScoreInStretches(batch, token_plan, unit_plan, stretches, states).contiguous();
+  const float* row = logits.data_ptr<float>();
+  d.scores = ServedScores(doc, std::vector<float>(row, row + units), config.scoring);
+  return d;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<DocumentScores>> ScoreDocuments(
     const Checkpoint& checkpoint, const std::vector<const PreparedDocument*>& docs, int64_t k,
-    int32_t pad_id, bool with_states) {
+    int32_t pad_id, bool with_states, const Stretches& stretches) {
   if (docs.empty()) return std::vector<DocumentScores>{};
   try {
     c10::InferenceMode guard;
@@ -128,53 +204,35 @@ absl::StatusOr<std::vector<DocumentScores>> ScoreDocuments(
     const at::Device device = checkpoint.scorer->parameters().front().device();
     ExtractiveScorer scorer = checkpoint.scorer;  // shares the module
     // One forward pass per attention mode present: (token window, unit local) of each
-    // document's own length. Padding then only adds masked keys, which change nothing.
-    std::vector<DocumentScores> out(docs.size());
-    std::set<int64_t> windows;
-    for (const PreparedDocument* d : docs) {
-      windows.insert(config.attention.TokenWindow(d->num_tokens()));
+    // document's own length. Padding then only adds masked keys, which change nothing. A
+    // document that runs in stretches runs alone.
+    std::map<PassKey, std::vector<size_t>> passes;
+    for (size_t i = 0; i < docs.size(); ++i) {
+      passes[PassOf(config, *docs[i], i, stretches)].push_back(i);
     }
-    for (const int64_t token_window : windows) {
-      for (const bool unit_local : {false, true}) {
-        std::vector<size_t> members;
-        std::vector<const PreparedDocument*> group;
-        for (size_t i = 0; i < docs.size(); ++i) {
-          const auto units = static_cast<int64_t>(docs[i]->kept.size());
-          if (config.attention.TokenWindow(docs[i]->num_tokens()) == token_window &&
-              IsLocalUnitAttention(config, units) == unit_local) {
-            members.push_back(i);
-            group.push_back(docs[i]);
-          }
-        }
-        if (group.empty()) continue;
-        const ModelBatch batch = MakeBatch(group, pad_id, device);
-        const at::Tensor states =
-            scorer->EncodeUnits(scorer->EncodeTokens(batch, TokenPlan(config, token_window, k)),
-                                batch, UnitPlan(config, unit_local));
-        const at::Tensor logits = scorer->UnitLogits(states).to(at::kCPU, at::kFloat).contiguous();
-        const at::Tensor cpu_states =
-            with_states ? states.to(at::kCPU, at::kFloat).contiguous() : at::Tensor();
-        for (size_t g = 0; g < group.size(); ++g) {
-          const float* row = logits[static_cast<int64_t>(g)].data_ptr<float>();
-          DocumentScores& d = out[members[g]];
-          d.scores = ServedScores(*group[g], std::vector<float>(row, row + group[g]->kept.size()),
-                                  config.scoring);
-          d.clip_distance = k;
-          d.local_window = token_window;
-          if (with_states) {
-            const int64_t width = cpu_states.size(2);
-            const float* s = cpu_states[static_cast<int64_t>(g)].data_ptr<float>();
-            d.unit_states.assign(s, s + (group[g]->kept.size() * width));
-            d.state_size = width;
-          }
-        }
+    std::vector<DocumentScores> out(docs.size());
+    for (const auto& [key, members] : passes) {
+      const auto& [window, unit_local, alone] = key;
+      std::vector<const PreparedDocument*> group;
+      for (const size_t i : members) group.push_back(docs[i]);
+      const AttentionPlan token_plan = TokenPlan(config, window, k);
+      const AttentionPlan unit_plan = UnitPlan(config, unit_local);
+      if (alone > 0) {
+        out[members[0]] = InStretches(config, scorer, *group[0], device, token_plan, unit_plan,
+                                      stretches, with_states);
+        out[members[0]].clip_distance = k;
+        out[members[0]].local_window = window;
+        continue;
       }
+      const ModelBatch batch = MakeBatch(group, pad_id, device);
+      const at::Tensor states =
+          scorer->EncodeUnits(scorer->EncodeTokens(batch, token_plan), batch, unit_plan);
+      TakeScores(config, states, scorer, members, docs, k, window, with_states, out);
     }
     return out;
   } catch (const c10::Error& e) {
     const std::string what = e.what_without_backtrace();
-    if (what.find("out of memory") != std::string::npos ||
-        what.find("not enough memory") != std::string::npos) {
+    if (absl::StrContains(what, "out of memory") || absl::StrContains(what, "not enough memory")) {
       return absl::ResourceExhaustedError(absl::StrCat("model out of memory: ", what));
     }
     return absl::InternalError(absl::StrCat("model failure: ", what));

@@ -29,10 +29,14 @@ ModelBatch MakeBatch(const std::vector<const model::PreparedDocument*>& docs, in
 // forward passes, so a document's scores never depend on its batch partners. Exceptions (out
 // of memory, bad shapes) become Internal or ResourceExhausted statuses. Thread-compatible per
 // scorer: call from one worker thread at a time per Checkpoint. With `with_states`, each
-// document's unit_states too.
+// document's unit_states too. A document longer than `stretches` (in tokens, or in units
+// where its unit layers attend block-locally) runs alone, in stretches
+// (ExtractiveScorer::EncodeInStretches): its scores equal the whole forward's within float
+// rounding, and its memory stops growing with its length.
 absl::StatusOr<std::vector<model::DocumentScores>> ScoreDocuments(
     const Checkpoint& checkpoint, const std::vector<const model::PreparedDocument*>& docs,
-    int64_t k, int32_t pad_id, bool with_states = false);
+    int64_t k, int32_t pad_id, bool with_states = false,
+    const Stretches& stretches = model::kServedStretches);
 
 }  // namespace rpsum::net
 

@@ -243,5 +243,43 @@ TEST_F(InferenceTest, UnitStatesAreWhatTheHeadReads) {
   EXPECT_LE(MaxDiff(served, a.scores), 1e-5);
 }
 
+// A long document in stretches (ExtractiveScorer::EncodeInStretches): the same scores and unit
+// states as the whole forward (1e-5), with token stretches far shorter than the document and
+// unit stretches far shorter than its units, each stretch reading only its halo (a halo one
+// window short of layers x window changes the scores near every stretch's edge).
+TEST_F(InferenceTest, StretchesGiveTheWholeForward) {
+  Checkpoint ck = *checkpoint_;  // shares the module; block-local unit layers from 64 units
+  ck.config.attention.unit_local_threshold = 64;
+  ck.config.attention.unit_local_window = 16;
+  ASSERT_TRUE(ck.config.Validate().ok());
+  const auto doc = Doc(6000);
+  const int64_t units = static_cast<int64_t>(doc->kept.size());
+  ASSERT_GT(units, 200);
+  const int64_t window = ck.config.attention.TokenWindow(doc->num_tokens());
+  ASSERT_GT(window, 0);
+  const auto score = [&](const Stretches& stretches) {
+    auto r = ScoreDocuments(ck, {doc.get()}, 16, tokenizer_->pad_id(), true, stretches);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? (*r)[0] : DocumentScores{};
+  };
+  const DocumentScores whole = score(Stretches{0, 0});
+  for (const Stretches& s :
+       {Stretches{1000, 0}, Stretches{777, 50}, Stretches{0, 37}, Stretches{window, 1}}) {
+    const DocumentScores got = score(s);
+    EXPECT_EQ(got.local_window, whole.local_window);
+    ASSERT_EQ(got.scores.size(), whole.scores.size());
+    EXPECT_LE(MaxDiff(got.scores, whole.scores), 1e-5) << s.tokens << " tokens, " << s.units;
+    EXPECT_LE(MaxDiff(got.unit_states, whole.unit_states), 1e-4)
+        << s.tokens << " tokens, " << s.units << " units a stretch";
+  }
+  // Full attention never runs in stretches: its reach is the whole document.
+  const auto short_doc = Doc(config().attention.local_threshold - 100);
+  auto full =
+      ScoreDocuments(ck, {short_doc.get()}, 16, tokenizer_->pad_id(), false, Stretches{100, 0});
+  ASSERT_TRUE(full.ok()) << full.status();
+  EXPECT_EQ((*full)[0].local_window, 0);
+  EXPECT_LE(MaxDiff((*full)[0].scores, Score({short_doc.get()}, 16)[0].scores), 1e-5);
+}
+
 }  // namespace
 }  // namespace rpsum::net

@@ -21,10 +21,11 @@ namespace {
 
 class TorchSummarizer : public Summarizer {
  public:
-  TorchSummarizer(Checkpoint ck, std::unique_ptr<Tokenizer> tokenizer)
-      : ck_(std::move(ck)), tokenizer_(std::move(tokenizer)) {
+  TorchSummarizer(Checkpoint ck, std::unique_ptr<Tokenizer> tokenizer, ForwardStretches stretches)
+      : ck_(std::move(ck)), tokenizer_(std::move(tokenizer)), stretches_(stretches) {
     desc_.config = ck_.config;
     desc_.weights_sha256 = ck_.weights_sha256;
+    desc_.stretches = stretches;
     desc_.device = ck_.scorer->parameters().front().device().str();
     desc_.torch_version =
         absl::StrCat(TORCH_VERSION_MAJOR, ".", TORCH_VERSION_MINOR, ".", TORCH_VERSION_PATCH);
@@ -34,7 +35,7 @@ class TorchSummarizer : public Summarizer {
       const std::vector<const PreparedDocument*>& docs, int64_t k) override {
     // The states only when the selection reads them (scoring.rerank's net_* features).
     return ScoreDocuments(ck_, docs, k, tokenizer_->pad_id(),
-                          NeedsUnitStates(ck_.config.scoring.rerank));
+                          NeedsUnitStates(ck_.config.scoring.rerank), stretches_);
   }
   const ModelDescription& description() const override { return desc_; }
   const Tokenizer& tokenizer() const override { return *tokenizer_; }
@@ -42,6 +43,7 @@ class TorchSummarizer : public Summarizer {
  private:
   Checkpoint ck_;
   std::unique_ptr<Tokenizer> tokenizer_;
+  ForwardStretches stretches_;
   ModelDescription desc_;
 };
 
@@ -53,7 +55,8 @@ int CudaDeviceCount() {
 
 absl::StatusOr<std::unique_ptr<Summarizer>> LoadTorchSummarizer(const std::string& dir,
                                                                 const std::string& device,
-                                                                int threads) {
+                                                                int threads,
+                                                                ForwardStretches stretches) {
   if (threads > 0) at::set_num_threads(threads);
   absl::StatusOr<Checkpoint> ck = LoadCheckpoint(dir, device);
   if (!ck.ok()) return ck.status();
@@ -68,7 +71,8 @@ absl::StatusOr<std::unique_ptr<Summarizer>> LoadTorchSummarizer(const std::strin
                                                    " pieces, the model's embedding ",
                                                    ck->config.architecture.vocab_size));
   }
-  return std::unique_ptr<Summarizer>(new TorchSummarizer(*std::move(ck), std::move(tok)));
+  return std::unique_ptr<Summarizer>(
+      new TorchSummarizer(*std::move(ck), std::move(tok), stretches));
 }
 
 }  // namespace rpsum::model

@@ -95,6 +95,18 @@ absl::Status Scheduler::Submit(Job job) {
                      job.cost, " (max_queue_cost ", options_.max_queue_cost, "); retry in about ",
                      absl::ToInt64Milliseconds(wait) + 1, " ms"));
   }
+  if (!queue_.empty() && queued_memory_ + job.memory > options_.max_queue_memory) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("queue full: its documents hold ", queued_memory_, " bytes, this request ",
+                     job.memory, " (max_queue_memory_bytes ", options_.max_queue_memory,
+                     "); retry in about ", absl::ToInt64Milliseconds(wait) + 1, " ms"));
+  }
+  if (!queue_.empty() && queued_memory_ + job.memory > options_.max_queue_memory) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("queue full: its documents hold ", queued_memory_, " bytes, this request ",
+                     job.memory, " (max_queue_memory_bytes ", options_.max_queue_memory,
+                     "); retry in about ", absl::ToInt64Milliseconds(wait) + 1, " ms"));
+  }
   if (options_.seconds_per_cost > 0 && job.deadline != absl::InfiniteFuture()) {
     const absl::Duration predicted = wait + PredictedInference(job.cost);
     if (now + predicted > job.deadline) {
@@ -105,6 +117,7 @@ absl::Status Scheduler::Submit(Job job) {
     }
   }
   queued_cost_ += job.cost;
+  queued_memory_ += job.memory;
   queue_.push_back(Entry{std::move(job), next_seq_++, now});
   Notify();
   return absl::OkStatus();
@@ -118,6 +131,7 @@ std::vector<Scheduler::Entry> Scheduler::TakeBatch(absl::Time now, absl::Time* w
     const bool cancelled = it->job.cancelled && it->job.cancelled();
     if (cancelled || it->job.deadline <= now) {
       queued_cost_ -= it->job.cost;
+      queued_memory_ -= it->job.memory;
       dropped->push_back(std::move(*it));
       it = queue_.erase(it);
     } else {
@@ -168,6 +182,7 @@ std::vector<Scheduler::Entry> Scheduler::TakeBatch(absl::Time now, absl::Time* w
   std::sort(members.begin(), members.end());
   for (auto it = members.rbegin(); it != members.rend(); ++it) {
     queued_cost_ -= queue_[*it].job.cost;
+    queued_memory_ -= queue_[*it].job.memory;
     batch.push_back(std::move(queue_[*it]));
     queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(*it));
   }
@@ -296,6 +311,7 @@ void Scheduler::Shutdown(absl::Duration grace) {
     }
     rest.swap(queue_);
     queued_cost_ = 0;
+    queued_memory_ = 0;
     stop_ = true;
     Notify();
   }
@@ -318,6 +334,11 @@ int Scheduler::queued_requests() const {
 int64_t Scheduler::queued_cost() const {
   MutexLock lock(&mu_);
   return queued_cost_;
+}
+
+int64_t Scheduler::queued_memory() const {
+  MutexLock lock(&mu_);
+  return queued_memory_;
 }
 
 int Scheduler::running_requests() const {

@@ -32,6 +32,10 @@ struct SchedulerOptions {
   // Admission caps: Submit answers ResourceExhausted beyond them.
   int max_queue_requests = 256;
   int64_t max_queue_cost = 64 << 20;
+  // Bytes the queued requests' documents hold at most (Job::memory): the queue's memory, which
+  // grows with documents' lengths where the model's working memory does not (it runs long
+  // documents in stretches).
+  int64_t max_queue_memory = int64_t{2} << 30;
   // Admission by time: refuse (ResourceExhausted) a request when the work ahead of it (queued,
   // plus what remains of the running batches) is predicted to take longer than this (needs
   // seconds_per_cost; zero: no such cap). Bounds the latency of admitted requests under
@@ -57,7 +61,8 @@ struct Job {
   const model::PreparedDocument* doc = nullptr;  // not owned; valid until `done` runs
   int64_t k = 1;
   int64_t cost = 1;
-  int priority = 0;  // higher runs first
+  int64_t memory = 0;  // bytes the request holds while it waits (model::HeldBytes)
+  int priority = 0;    // higher runs first
   absl::Time deadline = absl::InfiniteFuture();
   // Polled before the job runs; true drops it with Cancelled. May be empty.
   std::function<bool()> cancelled;
@@ -113,6 +118,7 @@ class Scheduler {
 
   int queued_requests() const;
   int64_t queued_cost() const;
+  int64_t queued_memory() const;
   int running_requests() const;
 
  private:
@@ -144,6 +150,7 @@ class Scheduler {
   CondVar cv_{&mu_};
   std::vector<Entry> queue_ ABSL_GUARDED_BY(mu_);
   int64_t queued_cost_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t queued_memory_ ABSL_GUARDED_BY(mu_) = 0;
   int running_ ABSL_GUARDED_BY(mu_) = 0;
   // Predicted end of each running batch, by batch number (for the wait prediction).
   std::map<uint64_t, absl::Time> running_ends_ ABSL_GUARDED_BY(mu_);

@@ -225,6 +225,32 @@ TEST_F(SchedulerTest, QueueCapsRejectWithResourceExhausted) {
   model_.Unblock();
 }
 
+// The queue's memory (Job::memory: what a queued document holds) has its own cap: a long
+// document's bytes are refused past it even when its cost fits, a first request always goes
+// in, and what leaves the queue (run or dropped) stops counting.
+TEST_F(SchedulerTest, QueueMemoryCapRejectsWithResourceExhausted) {
+  SchedulerOptions o = NoDelay(8);
+  o.max_queue_memory = 1000;
+  auto s = Make(o);
+  model_.Block();
+  Job big = MakeJob(10);
+  big.memory = 5000;  // over the cap alone: the first request still goes in
+  ASSERT_TRUE(s->Submit(std::move(big)).ok());
+  Job more = MakeJob(10);
+  more.memory = 1;
+  const absl::Status full = s->Submit(std::move(more));
+  EXPECT_EQ(full.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(full.message().find("max_queue_memory_bytes 1000"), std::string::npos) << full;
+  EXPECT_EQ(s->queued_memory(), 5000);
+  model_.Unblock();
+  clock_.Advance(absl::Hours(1));  // the partial batch's delay passes: it runs
+  // Once the first has left the queue, requests within the cap are taken again.
+  ASSERT_TRUE(Eventually([&] { return s->queued_memory() == 0; }));
+  Job fits = MakeJob(10);
+  fits.memory = 600;
+  EXPECT_TRUE(s->Submit(std::move(fits)).ok());
+}
+
 TEST_F(SchedulerTest, MaxQueueWaitShedsWhenQueuedWorkTakesTooLong) {
   SchedulerOptions o = NoDelay(1);
   o.seconds_per_cost = 0.001;  // 1 ms per cost unit

@@ -210,11 +210,15 @@ TEST(Server, EveryRpcOnTheRealModel) {
   EXPECT_EQ(e->input_tokens(), r->input_tokens());
   EXPECT_EQ(e->clip_distance(), r->clip_distance());
   EXPECT_GT(e->cost(), e->input_tokens());
+  // Memory: what the request holds queued (at least the document and its tokens), then the
+  // model's working memory on top (at least a hidden-wide float per token).
+  EXPECT_GE(e->queued_bytes(), doc.size() + 4 * e->input_tokens());
+  EXPECT_GE(e->memory_bytes(), e->queued_bytes() + 4 * 32 * e->input_tokens());
 
   auto info = c->GetModelInfo();
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_EQ(info->max_clip_distance(), 16u);
-  EXPECT_EQ(info->limits().max_input_tokens(), 32768u);
+  EXPECT_EQ(int64_t{info->limits().max_input_tokens()}, ServiceOptions{}.max_input_tokens);
   EXPECT_EQ(info->device(), "cpu");
   EXPECT_EQ(info->local_window(), 64u);
   EXPECT_EQ(info->local_window_policy(), "64 tokens each side past 256 tokens; 32 from 512");
@@ -1200,12 +1204,14 @@ TEST(Http, EveryErrorClass) {
          "INVALID_ARGUMENT", "max_words=lots");
   expect(c.Post("/v1/summarize", auth, std::string(2 << 20, 'a'), "text/plain"), 413,
          "RESOURCE_EXHAUSTED", "larger than");
-  {  // At the server's default limits (5 MiB documents), a 6 MiB body.
+  {  // At the server's default limits, a body 1 MiB over the document limit.
     ServerSetup defaults;
     defaults.fake = true;
     auto d = StartServer(defaults);
     ASSERT_NE(d, nullptr);
-    auto big = Http(*d).Post("/v1/summarize", std::string(6 << 20, 'a'), "text/plain");
+    auto big = Http(*d).Post("/v1/summarize",
+                             std::string(ServiceOptions{}.max_document_bytes + (1 << 20), 'a'),
+                             "text/plain");
     expect(big, 413, "RESOURCE_EXHAUSTED", "larger than");
   }
   expect(c.Get("/v1/nothing"), 404, "NOT_FOUND", "no such endpoint");
