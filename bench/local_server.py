@@ -23,17 +23,20 @@ def _free_ports(n):
 
 
 @contextlib.contextmanager
-def served(build, threads=2):
+def served(build, threads=2, flags=(), started=None):
+    """`flags`: more server flags. `started(pid)`, if given, is called once the server is up."""
     build = pathlib.Path(build)
     api, health, http = (f"127.0.0.1:{p}" for p in _free_ports(3))
     server = subprocess.Popen(
         [str(build / "server/rpsum-server"), "--model_dir", str(ROOT / "models/rpsum-ext"),
          "--listen", api, "--health_listen", health, "--metrics_listen", http,
-         "--threads", str(threads)],
+         "--threads", str(threads), *flags],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         subprocess.run([str(build / "client/rpsum"), "health", "--server", health, "--wait", "120"],
                        check=True, stdout=subprocess.DEVNULL)
+        if started is not None:
+            started(server.pid)
         yield http
     finally:
         server.terminate()
