@@ -60,10 +60,13 @@ class Summarizer {
   // Batch-invariant: a document's result is the same (within float rounding, 1e-5) alone or
   // with any partners, because the attention plan (full or block-local) is each document's
   // own (docs/design.md, "Batching"). ResourceExhausted means out of memory (the caller may
-  // split the batch); Internal is any other model failure. Never throws.
-  // Call from one worker thread at a time per Summarizer.
+  // split the batch); Internal is any other model failure. `stop` (may be empty) is asked
+  // between the stretches of a long document (ForwardStretches): true ends the call with
+  // DeadlineExceeded, so a request whose deadline passes does not hold the worker to its end.
+  // Never throws. Call from one worker thread at a time per Summarizer.
   virtual absl::StatusOr<std::vector<DocumentScores>> Score(
-      const std::vector<const PreparedDocument*>& docs, int64_t k) = 0;
+      const std::vector<const PreparedDocument*>& docs, int64_t k,
+      const std::function<bool()>& stop) = 0;
 
   virtual const ModelDescription& description() const = 0;
   // The tokenizer that ships with the model. Thread-safe.

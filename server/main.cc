@@ -155,7 +155,7 @@ double WarmUp(model::Summarizer* m) {
     const int64_t k = model::ClipDistanceFor(config, doc->num_tokens(), 0);
     for (int rep = 0; rep < 2; ++rep) {
       const absl::Time t0 = absl::Now();
-      auto s = m->Score({&*doc}, k);
+      auto s = m->Score({&*doc}, k, {});
       if (rep == 1 && s.ok()) {  // the first run pays one-time costs
         seconds += absl::ToDoubleSeconds(absl::Now() - t0);
         cost += model::AttentionCost(config, doc->num_tokens());

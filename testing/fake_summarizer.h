@@ -23,13 +23,16 @@ class FakeSummarizer : public model::Summarizer {
   }
 
   absl::StatusOr<std::vector<model::DocumentScores>> Score(
-      const std::vector<const model::PreparedDocument*>& docs, int64_t k) override {
+      const std::vector<const model::PreparedDocument*>& docs, int64_t k,
+      const std::function<bool()>& stop) override {
     {
       MutexLock lock(&mu_);
       while (blocked_) cv_.Wait();
       batches_.push_back({static_cast<int>(docs.size()), k});
       for (const auto* d : docs) order_.push_back(d->num_tokens());
     }
+    // As the real model between stretches: once here, after the (blocked) work.
+    if (stop && stop()) return absl::DeadlineExceededError("stopped (fake model)");
     if (hook_) {
       absl::Status s = hook_(docs);
       if (!s.ok()) return s;

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+
 namespace rpsum::net {
 
 using model::Architecture;
@@ -243,8 +245,9 @@ bool Stretched(const AttentionPlan& plan, int64_t length, int64_t stretch) {
 class ExtractiveScorerImpl::UnitInputStream {
  public:
   UnitInputStream(ExtractiveScorerImpl& scorer, const ModelBatch& batch, const AttentionPlan& plan,
-                  int64_t stretch)
+                  int64_t stretch, const std::function<bool()>& stop)
       : scorer_(scorer),
+        stop_(stop),
         batch_(batch),
         plan_(plan),
         pos_(batch.unit_pos[0].to(at::kCPU).contiguous()),
@@ -274,6 +277,10 @@ class ExtractiveScorerImpl::UnitInputStream {
     const int64_t* p = pos_.data_ptr<int64_t>();
     const int64_t u0 = made_, u1 = std::lower_bound(p, p + units_, s.last) - p;
     if (u0 == u1) return;
+    if (stop_ && stop_()) {
+      throw StretchesStopped(absl::StrCat("stopped before token stretch ", next_, " of ",
+                                          (length_ + size_ - 1) / size_));
+    }
     const int64_t d = scorer_.arch_.hidden_size;
     // The batch's tokens may stay where and as they were prepared (int32, on the host): each
     // stretch is moved and widened alone.
@@ -288,6 +295,7 @@ class ExtractiveScorerImpl::UnitInputStream {
   }
 
   ExtractiveScorerImpl& scorer_;
+  const std::function<bool()>& stop_;
   const ModelBatch& batch_;
   const AttentionPlan& plan_;
   const at::Tensor pos_;
@@ -297,20 +305,22 @@ class ExtractiveScorerImpl::UnitInputStream {
   std::vector<std::pair<int64_t, at::Tensor>> chunks_;  // (first unit, rows [1, n, D])
 };
 
-at::Tensor ExtractiveScorerImpl::ScoreInStretches(const ModelBatch& batch,
-                                                  const AttentionPlan& token_plan,
-                                                  const AttentionPlan& unit_plan,
-                                                  const Stretches& stretches,
-                                                  const at::Tensor& states) {
+at::Tensor ExtractiveScorerImpl::ScoreInStretches(
+    const ModelBatch& batch, const AttentionPlan& token_plan, const AttentionPlan& unit_plan,
+    const Stretches& stretches, const at::Tensor& states, const std::function<bool()>& stop) {
   TORCH_CHECK(batch.tokens.size(0) == 1, "ScoreInStretches takes one document");
   const int64_t s = batch.unit_valid[0].sum().item<int64_t>();
   at::Tensor logits = at::zeros({s}, at::kFloat);
   if (s == 0) return logits;
-  UnitInputStream inputs(*this, batch, token_plan, stretches.tokens);
+  UnitInputStream inputs(*this, batch, token_plan, stretches.tokens, stop);
   const int64_t size = Stretched(unit_plan, s, stretches.units) ? stretches.units : s;
   const int64_t halo = unit_plan.window * static_cast<int64_t>(unit_layers->size());
   for (int64_t n = 0; n * size < s; ++n) {
     const Stretch u = NthStretch(n, s, size, halo);
+    if (n > 0 && stop && stop()) {
+      throw StretchesStopped(
+          absl::StrCat("stopped before unit stretch ", n + 1, " of ", (s + size - 1) / size));
+    }
     const at::Tensor out = UnitLayers(inputs.Rows(u.lo, u.hi),
                                       batch.unit_valid.narrow(1, u.lo, u.hi - u.lo), unit_plan)
                                .narrow(1, u.first - u.lo, u.last - u.first);

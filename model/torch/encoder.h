@@ -12,6 +12,9 @@
 #include <torch/nn/modules/normalization.h>
 
 #include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "model/model_config.h"
@@ -72,6 +75,11 @@ struct ModelBatch {
 // A long document's forward in stretches: model/summarizer.h.
 using Stretches = model::ForwardStretches;
 
+// ScoreInStretches was told to stop: how far it got.
+struct StretchesStopped : std::runtime_error {
+  explicit StretchesStopped(const std::string& what) : std::runtime_error(what) {}
+};
+
 class ExtractiveScorerImpl : public torch::nn::Module {
  public:
   explicit ExtractiveScorerImpl(const model::Architecture& arch);
@@ -96,9 +104,10 @@ class ExtractiveScorerImpl : public torch::nn::Module {
   // it. Neither the token layers' output nor the unit layers' input is ever held for the whole
   // document: each token stretch runs when the unit stretch that reads its units needs it, and
   // unit inputs are dropped once no later unit stretch reads them.
+  // `stop` (may be empty) is asked before each stretch: true throws StretchesStopped.
   at::Tensor ScoreInStretches(const ModelBatch& batch, const AttentionPlan& token_plan,
                               const AttentionPlan& unit_plan, const Stretches& stretches,
-                              const at::Tensor& states);
+                              const at::Tensor& states, const std::function<bool()>& stop);
   // Gradient checkpointing of the token layers (training on long documents): each layer's
   // activations are dropped after the forward and recomputed in the backward, with the same
   // dropout masks. Saves memory, costs one more forward per layer.

@@ -164,7 +164,8 @@ void TakeScores(const ModelConfig& config, const at::Tensor& states, ExtractiveS
 DocumentScores InStretches(const ModelConfig& config, ExtractiveScorer& scorer,
                            const PreparedDocument& doc, const at::Device& device,
                            const AttentionPlan& token_plan, const AttentionPlan& unit_plan,
-                           const Stretches& stretches, bool with_states) {
+                           const Stretches& stretches, bool with_states,
+                           const std::function<bool()>& stop) {
   DocumentScores d;
   const auto units = static_cast<int64_t>(doc.kept.size());
   std::vector<int64_t> pos(doc.unit_pos.begin(), doc.unit_pos.end());
@@ -185,7 +186,7 @@ DocumentScores InStretches(const ModelConfig& config, ExtractiveScorer& scorer,
     states = at::from_blob(d.unit_states.data(), {units, d.state_size}, at::kFloat);
   }
   const at::Tensor logits =
-      scorer->ScoreInStretches(batch, token_plan, unit_plan, stretches, states).contiguous();
+      scorer->ScoreInStretches(batch, token_plan, unit_plan, stretches, states, stop).contiguous();
   const float* row = logits.data_ptr<float>();
   d.scores = ServedScores(doc, std::vector<float>(row, row + units), config.scoring);
   return d;
@@ -195,7 +196,8 @@ DocumentScores InStretches(const ModelConfig& config, ExtractiveScorer& scorer,
 
 absl::StatusOr<std::vector<DocumentScores>> ScoreDocuments(
     const Checkpoint& checkpoint, const std::vector<const PreparedDocument*>& docs, int64_t k,
-    int32_t pad_id, bool with_states, const Stretches& stretches) {
+    int32_t pad_id, bool with_states, const Stretches& stretches,
+    const std::function<bool()>& stop) {
   if (docs.empty()) return std::vector<DocumentScores>{};
   try {
     c10::InferenceMode guard;
@@ -219,7 +221,7 @@ absl::StatusOr<std::vector<DocumentScores>> ScoreDocuments(
       const AttentionPlan unit_plan = UnitPlan(config, unit_local);
       if (alone > 0) {
         out[members[0]] = InStretches(config, scorer, *group[0], device, token_plan, unit_plan,
-                                      stretches, with_states);
+                                      stretches, with_states, stop);
         out[members[0]].clip_distance = k;
         out[members[0]].local_window = window;
         continue;
@@ -230,6 +232,10 @@ absl::StatusOr<std::vector<DocumentScores>> ScoreDocuments(
       TakeScores(config, states, scorer, members, docs, k, window, with_states, out);
     }
     return out;
+  } catch (const StretchesStopped& e) {
+    return absl::DeadlineExceededError(
+        absl::StrCat("the model stopped a long document (", e.what(),
+                     "): its deadline passed or its client went away"));
   } catch (const c10::Error& e) {
     const std::string what = e.what_without_backtrace();
     if (absl::StrContains(what, "out of memory") || absl::StrContains(what, "not enough memory")) {

@@ -3,6 +3,7 @@
 #ifndef RPSUM_MODEL_TORCH_INFERENCE_H_
 #define RPSUM_MODEL_TORCH_INFERENCE_H_
 
+#include <functional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -32,11 +33,12 @@ ModelBatch MakeBatch(const std::vector<const model::PreparedDocument*>& docs, in
 // document's unit_states too. A document longer than `stretches` (in tokens, or in units
 // where its unit layers attend block-locally) runs alone, in stretches
 // (ExtractiveScorer::EncodeInStretches): its scores equal the whole forward's within float
-// rounding, and its memory stops growing with its length.
+// rounding, and its memory stops growing with its length. `stop` (may be empty) is asked before
+// each stretch: true ends the call with DeadlineExceeded.
 absl::StatusOr<std::vector<model::DocumentScores>> ScoreDocuments(
     const Checkpoint& checkpoint, const std::vector<const model::PreparedDocument*>& docs,
     int64_t k, int32_t pad_id, bool with_states = false,
-    const Stretches& stretches = model::kServedStretches);
+    const Stretches& stretches = model::kServedStretches, const std::function<bool()>& stop = {});
 
 }  // namespace rpsum::net
 

@@ -6,6 +6,7 @@
 // protobuf.
 #include "model/torch/inference.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -272,6 +273,17 @@ TEST_F(InferenceTest, StretchesGiveTheWholeForward) {
     EXPECT_LE(MaxDiff(got.unit_states, whole.unit_states), 1e-4)
         << s.tokens << " tokens, " << s.units << " units a stretch";
   }
+  // Asked to stop, it stops between stretches with DeadlineExceeded; never asked, it is whole.
+  int asked = 0;
+  auto stopped = ScoreDocuments(ck, {doc.get()}, 16, tokenizer_->pad_id(), false,
+                                Stretches{1000, 0}, [&] { return ++asked > 2; });
+  EXPECT_EQ(stopped.status().code(), absl::StatusCode::kDeadlineExceeded) << stopped.status();
+  EXPECT_THAT(std::string(stopped.status().message()),
+              ::testing::HasSubstr("stopped before token stretch 3 of 6"));
+  auto finished = ScoreDocuments(ck, {doc.get()}, 16, tokenizer_->pad_id(), false,
+                                 Stretches{1000, 0}, [] { return false; });
+  ASSERT_TRUE(finished.ok()) << finished.status();
+  EXPECT_LE(MaxDiff((*finished)[0].scores, whole.scores), 1e-5);
   // Full attention never runs in stretches: its reach is the whole document.
   const auto short_doc = Doc(config().attention.local_threshold - 100);
   auto full =

@@ -32,10 +32,11 @@ class TorchSummarizer : public Summarizer {
   }
 
   absl::StatusOr<std::vector<DocumentScores>> Score(
-      const std::vector<const PreparedDocument*>& docs, int64_t k) override {
+      const std::vector<const PreparedDocument*>& docs, int64_t k,
+      const std::function<bool()>& stop) override {
     // The states only when the selection reads them (scoring.rerank's net_* features).
     return ScoreDocuments(ck_, docs, k, tokenizer_->pad_id(),
-                          NeedsUnitStates(ck_.config.scoring.rerank), stretches_);
+                          NeedsUnitStates(ck_.config.scoring.rerank), stretches_, stop);
   }
   const ModelDescription& description() const override { return desc_; }
   const Tokenizer& tokenizer() const override { return *tokenizer_; }

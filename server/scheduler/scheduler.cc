@@ -259,7 +259,14 @@ void Scheduler::RunBatch(model::Summarizer* model, std::vector<Entry> batch, uin
   info.padding_ratio = padded > 0 ? static_cast<double>(padded - total) / padded : 0;
   absl::StatusOr<std::vector<model::DocumentScores>> scores;
   try {
-    scores = model->Score(docs, info.k);
+    // A long document's forward stops between stretches once no one waits for the batch.
+    const auto stop = [this, &batch] {
+      const absl::Time now = clock_->Now();
+      return std::all_of(batch.begin(), batch.end(), [&](const Entry& e) {
+        return e.job.deadline <= now || (e.job.cancelled && e.job.cancelled());
+      });
+    };
+    scores = model->Score(docs, info.k, stop);
   } catch (const std::exception& e) {
     scores = absl::InternalError(absl::StrCat("model failure: ", e.what()));
   } catch (...) {

@@ -204,6 +204,30 @@ TEST_F(SchedulerTest, ExpiredAndCancelledRequestsNeverRun) {
   EXPECT_EQ(Get(0).calls, 0);  // rejected at Submit: done never runs
 }
 
+// A running batch may stop early (model::Summarizer::Score's stop, asked between a long
+// document's stretches) once every request in it has passed its deadline or been cancelled,
+// and not while one of them still waits.
+TEST_F(SchedulerTest, RunningModelMayStopOnceNoOneWaits) {
+  auto s = Make(NoDelay(1));
+  model_.Block();
+  const absl::Time now = clock_.Now();
+  ASSERT_TRUE(s->Submit(MakeJob(10, 8, 0, now + absl::Seconds(1))).ok());
+  const int expiring = LastId();
+  ASSERT_TRUE(Eventually([&] { return s->running_requests() == 1; }));  // running, blocked
+  clock_.Advance(absl::Seconds(2));
+  model_.Unblock();
+  ASSERT_TRUE(Eventually([&] { return Get(expiring).calls == 1; }));
+  EXPECT_EQ(Get(expiring).status.code(), absl::StatusCode::kDeadlineExceeded);
+  // With no deadline and no cancellation, the same model runs to its end.
+  model_.Block();
+  ASSERT_TRUE(s->Submit(MakeJob(10)).ok());
+  ASSERT_TRUE(Eventually([&] { return s->running_requests() == 1; }));
+  clock_.Advance(absl::Hours(1));
+  model_.Unblock();
+  ASSERT_TRUE(Eventually([&] { return Get(LastId()).calls == 1; }));
+  EXPECT_TRUE(Get(LastId()).status.ok()) << Get(LastId()).status;
+}
+
 TEST_F(SchedulerTest, QueueCapsRejectWithResourceExhausted) {
   SchedulerOptions o = NoDelay(8);
   o.max_queue_requests = 2;

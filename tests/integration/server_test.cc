@@ -788,7 +788,7 @@ TEST(TorchSummarizer, ReturnsUnitStatesWhenTheRerankingReadsThem) {
     o.max_tokens_per_unit = (*m)->description().config.tokenizer.max_tokens_per_unit;
     auto doc = model::Prepare(input, (*m)->tokenizer(), o);
     ASSERT_TRUE(doc.ok()) << doc.status();
-    auto r = (*m)->Score({&*doc}, 4);
+    auto r = (*m)->Score({&*doc}, 4, {});
     ASSERT_TRUE(r.ok()) << r.status();
     const int64_t width = (*m)->description().config.architecture.hidden_size;
     EXPECT_EQ((*r)[0].state_size, reads ? width : 0) << reads;
