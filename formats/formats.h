@@ -87,7 +87,10 @@ struct Extracted {
   // PDF: the pages (1-based) that drew no word: blank, or images only (scanned; OCR reads them).
   std::vector<int32_t> pages_without_text;
   std::vector<HeadingLevel> heading_levels;  // ascending
-  std::vector<std::string> parts;            // DOCX, ODT, EPUB: the package's files read
+  // PDF: heading_levels come from the document's outline (its bookmarks), not from type sizes,
+  // so they name its sections.
+  bool outline_headings = false;
+  std::vector<std::string> parts;  // DOCX, ODT, EPUB: the package's files read
   std::vector<Block> blocks;
 };
 

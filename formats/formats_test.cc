@@ -17,6 +17,7 @@ namespace rpsum::formats {
 namespace {
 
 using test::TestSourceDir;
+using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -402,6 +403,34 @@ TEST(Pdf, WatermarksAreLeftOutAndPagesWithoutTextReported) {
   ASSERT_EQ(x->heading_levels.size(), 1U);
   EXPECT_EQ(x->heading_levels[0].begin, 0U);
   EXPECT_EQ(x->heading_levels[0].level, 1);
+}
+
+// A PDF's outline (its bookmarks) gives its headings' levels where their type sizes cannot
+// (outline.html: h1 and h3 set in one size), and its titles find their lines with the section
+// numbers printed before them ("1.1 Compaction" for "Compaction"); a later line with a title's
+// text ("Compaction" as a paragraph) is not a heading. Without an outline, type sizes do.
+TEST(Pdf, TheOutlineGivesHeadingLevels) {
+  const auto x = Extract(ReadTestFile("outline.pdf"), ContentType::kPdf, {});
+  ASSERT_TRUE(x.ok()) << x.status();
+  EXPECT_TRUE(x->outline_headings);
+  std::vector<std::pair<std::string, int32_t>> got;
+  for (const HeadingLevel& h : x->heading_levels) {
+    const size_t end = x->text.find('\n', h.begin);
+    got.emplace_back(x->text.substr(h.begin, end - h.begin), h.level);
+  }
+  EXPECT_EQ(got, (std::vector<std::pair<std::string, int32_t>>{
+                     {"The log store", 1}, {"1.1 Compaction", 2}, {"1.2 Recovery", 2}}));
+  EXPECT_THAT(Lines(x->text), Contains("Compaction"));  // the paragraph, unmarked
+  const auto plain = Extract(ReadTestFile("watermark.pdf"), ContentType::kPdf, {});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_FALSE(plain->outline_headings);
+  // An outline that loops (outline-loop.in: each entry its own child, the last one's next the
+  // first) is read once: its first entry heads its line, and the reading ends.
+  const auto loop = Extract(ReadTestFile("outline-loop.pdf"), ContentType::kPdf, {});
+  ASSERT_TRUE(loop.ok()) << loop.status();
+  EXPECT_TRUE(loop->outline_headings);
+  ASSERT_EQ(loop->heading_levels.size(), 1U);
+  EXPECT_EQ(loop->heading_levels[0].level, 1);
 }
 
 // A preformatted table and code (monospaced lines) are left out as in the other formats; a

@@ -530,6 +530,9 @@ absl::StatusOr<Extracted> ExtractPdf(std::string_view input, const ExtractLimits
                           doc->getPageCropWidth(p + 1), doc->getPageCropHeight(p + 1)};
   }
   const HeadingSizes heading_sizes(*lines);
+  // The document's own outline, where it has one that names its headings, gives their levels;
+  // else the type sizes do.
+  const std::vector<int32_t> outline = OutlineLevels(doc.get(), *lines);
   TextBuilder b({}, limits.max_text_bytes);
   const Line* prev = nullptr;
   Box block;
@@ -545,7 +548,9 @@ absl::StatusOr<Extracted> ExtractPdf(std::string_view input, const ExtractLimits
       b.EndBlock();
       block = line.box;
       block_lines = 0;
-      if (const int32_t level = heading_sizes.LevelOf(line); level > 0) b.MarkHeading(level);
+      const int32_t level = outline.empty() ? heading_sizes.LevelOf(line)
+                                            : outline[static_cast<size_t>(&line - lines->data())];
+      if (level > 0) b.MarkHeading(level);
     } else if (line.page != prev->page || line.box.y0 < prev->box.y0) {
       block = line.box;  // the paragraph goes on in the next column: measure lines there
     } else {
@@ -559,6 +564,7 @@ absl::StatusOr<Extracted> ExtractPdf(std::string_view input, const ExtractLimits
   if (result.ok()) {
     result->pages = pages;
     result->pages_without_text = std::move(empty);
+    result->outline_headings = !outline.empty();
   }
   return result;
 }

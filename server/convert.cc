@@ -262,11 +262,13 @@ void FillSectionSource(const ReadDocument& read, uint64_t begin, uint64_t end,
 void FillOutline(const model::SelectOptions& select, const ReadDocument& read,
                  const model::PreparedDocument& doc, const std::vector<std::string_view>& texts,
                  const std::vector<float>& scores, v1::SummarizeResponse* out) {
-  // Where the format marks its headings (Markdown, HTML, Word, OpenDocument), those head the
-  // sections; a short line the text form takes for a heading stays in its section.
+  // Where the format marks its headings (Markdown, HTML, Word, OpenDocument, a PDF's outline),
+  // those head the sections; a short line the text form takes for a heading stays in its
+  // section.
   std::vector<bool> marked;
   if (read.extracted && !read.extracted->heading_levels.empty() &&
-      read.type != formats::ContentType::kPdf) {  // PDF's type sizes give levels only
+      (read.type != formats::ContentType::kPdf ||
+       read.extracted->outline_headings)) {  // PDF's type sizes give levels only
     marked.resize(doc.kept.size());
     for (size_t i = 0; i < doc.kept.size(); ++i) {
       marked[i] = HeadingLevel(read, doc.units[doc.kept[i]].begin) > 0;

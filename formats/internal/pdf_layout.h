@@ -9,6 +9,8 @@
 
 #include "formats/formats.h"
 
+class PDFDoc;  // poppler's
+
 namespace rpsum::formats::internal {
 
 struct Word {
@@ -62,6 +64,14 @@ Line LineOf(std::vector<Word> words, int32_t page);
 // copied (a word is held once while the document is laid out). Linear in the page's words and
 // width; more than 7 gutters read the page as one column.
 void ColumnsInReadingOrder(const std::vector<Line*>& lines, std::vector<Line>* out);
+
+// The PDF's own outline (its bookmarks, formats/pdf_outline.cc) as heading levels per line of
+// `lines`: a line whose text (ASCII case and runs of spaces aside), or its text after a section
+// number ("7.1", "A.2", "Chapter 3."), is an entry's title, on the page the entry goes to, gets
+// the entry's depth (1 for the top level); each entry heads one line at most. Empty when the
+// document has no outline or fewer than half its entries were found. At most 10,000 entries,
+// 16 levels deep, are read.
+std::vector<int32_t> OutlineLevels(PDFDoc* doc, const std::vector<Line>& lines);
 
 }  // namespace rpsum::formats::internal
 

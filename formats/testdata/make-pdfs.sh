@@ -19,5 +19,11 @@ print watermark.html watermark.pdf --no-pdf-header-footer
 # A preformatted table and code among paragraphs; a page all in a monospaced font.
 print preformatted.html preformatted.pdf --no-pdf-header-footer
 print monospaced.html monospaced.pdf --no-pdf-header-footer
+# Headings of one size whose levels only the document's outline (its bookmarks) gives; the
+# outline's titles lack the numbers printed before them.
+print outline.html outline.pdf --no-pdf-header-footer --generate-pdf-document-outline
+# A hand-written PDF whose outline loops (each entry its own child, the last one's next the
+# first); qpdf writes its cross-reference table.
+qpdf outline-loop.in outline-loop.pdf || [ $? -eq 3 ]  # 3: succeeded with warnings
 qpdf --encrypt secret owner 256 -- two-column.pdf encrypted.pdf
 qpdf --rotate=+90:1 preformatted.pdf rotated.pdf  # shown turned a quarter clockwise
