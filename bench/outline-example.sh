@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # An outline of real documents (docs/design.md, section 2, "Outline"): realdocs 09 (a Word
-# chapter with its own heading styles) and Debian's bzip2 manual (PDF), each summarized by one
+# chapter with its own heading styles), Debian's bzip2 manual (a PDF without an outline: type
+# sizes) and nettle manual (a PDF with one), each summarized by one
 # rpsum-server with outline=1 and max_words=200 over HTTP. Writes OUT_DIR/outline-example.md
-# (each section's heading, indented by level, with its summary) and the two responses as
+# (each section's heading, indented by level, with its summary) and the responses as
 # outline-example-*.json.
 #   bench/outline-example.sh BUILD_DIR OUT_DIR
 set -euo pipefail
@@ -20,12 +21,13 @@ trap 'kill $server 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
 "$build/client/rpsum" health --server "127.0.0.1:$p2" --wait 120 >/dev/null
 cp ../shared/data/realdocs/09.docx "$tmp/09.docx"
 zcat /usr/share/doc/bzip2/manual.pdf.gz >"$tmp/bzip2-manual.pdf"
+zcat /usr/share/doc/nettle-dev/nettle.pdf.gz >"$tmp/nettle-manual.pdf"
 {
-  echo "# Outlines of two real documents"
+  echo "# Outlines of three real documents"
   echo
   echo "\`bench/outline-example.sh $(basename "$build") OUT\` at $(git rev-parse --short HEAD)" \
        "(model models/rpsum-ext): outline=1, max_words=200, over HTTP."
-  for doc in 09.docx bzip2-manual.pdf; do
+  for doc in 09.docx bzip2-manual.pdf nettle-manual.pdf; do
     curl -s -X POST -H "Content-Type: application/octet-stream" --data-binary "@$tmp/$doc" \
       "http://127.0.0.1:$p3/v1/summarize?max_words=200&outline=1&truncation=head" \
       >"$out/outline-example-${doc%%.*}.json"
