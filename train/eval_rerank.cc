@@ -15,9 +15,6 @@
 namespace rpsum::train {
 namespace {
 
-using model::Candidate;
-using model::DocumentScores;
-using model::JoinAndCut;
 using model::kNumRerankFeatures;
 using model::kRerankFeatureNames;
 using model::ModelConfig;
@@ -101,7 +98,7 @@ std::vector<double> AdamFit(const FitTensors& t, const std::vector<double>& mask
         -(at::softmax(logits, 1) * gain).sum(1).mean() + l2 * (used * used).sum();
     loss.backward();
     at::NoGradGuard no_grad;
-    const at::Tensor g = w.grad();
+    const at::Tensor& g = w.grad();
     m1.mul_(b1).add_(g, 1 - b1);
     m2.mul_(b2).addcmul_(g, g, 1 - b2);
     const double c1 = 1 - std::pow(b1, step), c2 = 1 - std::pow(b2, step);
@@ -175,7 +172,10 @@ absl::Status WriteCheckpointCopy(const std::string& from, const ModelConfig& con
   for (const std::string& file : {config.weights_file, config.tokenizer.file}) {
     fs::copy_file(fs::path(from) / file, fs::path(dir) / file, fs::copy_options::overwrite_existing,
                   ec);
-    if (ec) return absl::InternalError("cannot copy " + file + " to " + dir + ": " + ec.message());
+    if (ec) {
+      return absl::InternalError(
+          absl::StrCat("cannot copy ", file, " to ", dir, ": ", ec.message()));
+    }
   }
   std::ofstream(fs::path(dir) / "config.json", std::ios::trunc) << config.ToJson();
   return absl::OkStatus();

@@ -84,8 +84,9 @@ absl::Status Evaluate(const EvalOptions& o) {
                         {"model_seconds", run.seconds}, {"model_tokens", run.tokens}};
   std::printf("## %s: %zu documents (%d skipped)\n\n", data.c_str(), docs.size(), skipped);
   RPSUM_RETURN_IF_ERROR(Report(o, *ck, docs, run, &out));
-  if (!o.fit.out.empty())
+  if (!o.fit.out.empty()) {
     RPSUM_RETURN_IF_ERROR(FitRerankAndWrite(*ck, docs, run, o.fit, data, &out));
+  }
   if (!o.json.empty()) std::ofstream(o.json) << out.dump(2);
   return absl::OkStatus();
 }

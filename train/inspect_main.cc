@@ -161,7 +161,9 @@ void WriteAttentionPng(const std::string& path, const HeadLogits& h) {
         for (int dy = 0; dy < cell; ++dy) {
           for (int dx = 0; dx < cell; ++dx) {
             const size_t o =
-                (static_cast<size_t>(i * cell + dy) * iw + panel * (pw + gap) + j * cell + dx) * 3;
+                (static_cast<size_t>(i * cell + dy) * iw + static_cast<size_t>(panel) * (pw + gap) +
+                 static_cast<size_t>(j * cell + dx)) *
+                3;
             std::copy(px, px + 3, &heat[o]);
           }
         }

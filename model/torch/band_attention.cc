@@ -31,6 +31,7 @@
 namespace rpsum::net {
 namespace {
 
+// The Fortran BLAS's own name. NOLINTNEXTLINE(readability-identifier-naming)
 extern "C" void sgemm_(const char* transa, const char* transb, const int* m, const int* n,
                        const int* k, const float* alpha, const float* a, const int* lda,
                        const float* b, const int* ldb, const float* beta, float* c, const int* ldc);

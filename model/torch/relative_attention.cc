@@ -256,7 +256,7 @@ class FusedRelativeAttention : public torch::autograd::Function<FusedRelativeAtt
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& q,
                             const at::Tensor& k, const at::Tensor& v, const at::Tensor& ak,
                             const at::Tensor& av, const at::Tensor& key_valid,
-                            std::vector<int64_t> head_k, int64_t offset, int64_t window,
+                            const std::vector<int64_t>& head_k, int64_t offset, int64_t window,
                             double dropout) {
     const int64_t kc = (ak.size(0) - 1) / 2, lq = q.size(2);
     const AttentionGeometry g{offset, window};
@@ -278,7 +278,7 @@ class FusedRelativeAttention : public torch::autograd::Function<FusedRelativeAtt
       keep = DropoutMask(a, dropout);
       ad = a * keep;
     }
-    const at::Tensor z = at::matmul(ad, v) + at::matmul(BucketSums(ad, head_k, kc, lq, g), av);
+    at::Tensor z = at::matmul(ad, v) + at::matmul(BucketSums(ad, head_k, kc, lq, g), av);
     if (ctx != nullptr) {
       ctx->save_for_backward({q, k, v, ak, av, a, keep});
       ctx->saved_data["head_k"] = c10::List<int64_t>(head_k);

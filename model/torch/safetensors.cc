@@ -62,9 +62,10 @@ absl::Status WriteSafetensors(const std::string& path, const NamedTensors& tenso
     const std::string tmp = path + ".tmp";
     {
       std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      if (!out)
+      if (!out) {
         return absl::UnavailableError(
             absl::StrCat("cannot write ", tmp, ": ", std::strerror(errno)));
+      }
       uint64_t n = h.size();
       unsigned char le[8];
       for (int i = 0; i < 8; ++i) le[i] = static_cast<unsigned char>(n >> (8 * i));

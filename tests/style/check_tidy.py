@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """clang-tidy over our translation units, every finding an error (.clang-tidy at the root).
 
-usage: check_tidy.py BUILD_DIR [--all] [--jobs N] [FILE_REGEX]
+usage: check_tidy.py BUILD_DIR [--all | --torch] [--jobs N] [FILE_REGEX]
 
 BUILD_DIR must hold compile_commands.json and a finished ninja build: ninja's dependency log
 tells which translation units include LibTorch headers. Those take about a minute each to
-analyse (LibTorch's headers, not our code, dominate), so by default they are left to
-`--all` (`scripts/tidy`), and the gate checks every other unit: base, the model API,
-preparation, the scheduler, server, client, proto helpers, train's torch-free code and their
-tests. The script prints which units it left out, and exits 1 on any finding or when
-clang-tidy is missing.
+analyse (LibTorch's headers, not our code, dominate), so by default they are left out, and
+the gate's style.tidy checks every other unit: base, the model API, preparation, the
+scheduler, server, client, proto helpers, train's torch-free code and their tests. `--torch`
+checks the LibTorch units of the product (the model's and train's, not tests or benchmarks:
+the gate's style.tidy_torch), `--all` every unit (`scripts/tidy`). The script prints which
+units it left out, and exits 1 on any finding or when clang-tidy is missing.
 """
 import argparse
 import concurrent.futures
@@ -52,6 +53,8 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("build")
     ap.add_argument("--all", action="store_true", help="include the LibTorch units")
+    ap.add_argument("--torch", action="store_true",
+                    help="only the product's LibTorch units (no tests, no benchmarks)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("regex", nargs="?", default="")
     a = ap.parse_args()
@@ -68,8 +71,13 @@ def main() -> int:
     if a.regex:
         ours = [f for f in ours if re.search(a.regex, f)]
     torch = set() if a.all else torch_objects(build)
-    files = [f for f in ours if f not in torch]
-    left = [f for f in ours if f in torch]
+    if a.torch:
+        product = lambda f: not f.endswith("_test.cc") and not f.startswith(str(ROOT / "bench"))
+        files = [f for f in ours if f in torch and product(f)]
+        left = [f for f in ours if f in torch and not product(f)]
+    else:
+        files = [f for f in ours if f not in torch]
+        left = [f for f in ours if f in torch]
     if not files:
         print("check_tidy: no translation units to check")
         return 1
@@ -88,8 +96,8 @@ def main() -> int:
     rel = lambda f: os.path.relpath(f, ROOT)
     print(f"check_tidy: {len(files)} translation units checked, {failed} with findings")
     if left:
-        print(f"check_tidy: {len(left)} LibTorch units left to scripts/tidy (--all): "
-              + " ".join(rel(f) for f in left))
+        print(f"check_tidy: {len(left)} LibTorch units left out (--torch checks the product's, "
+              f"--all every one): " + " ".join(rel(f) for f in left))
     return 1 if failed else 0
 
 
