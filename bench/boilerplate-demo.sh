@@ -8,14 +8,7 @@ set -euo pipefail
 build=$(cd "$1" && pwd)
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-source scripts/cpu-env
-tmp=$(mktemp -d)
-read -r p1 p2 p3 < <(/usr/bin/python3 tests/e2e/free_ports.py 3)
-"$build/server/rpsum-server" --model_dir models/rpsum-ext --listen "127.0.0.1:$p1" \
-  --health_listen "127.0.0.1:$p2" --metrics_listen "127.0.0.1:$p3" --threads 2 >/dev/null 2>&1 &
-server=$!
-trap 'kill $server 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
-"$build/client/rpsum" health --server "127.0.0.1:$p2" --wait 120 >/dev/null
+source bench/local_server.sh "$build"
 for doc in /usr/share/doc/libtasn1-doc/libtasn1.pdf /usr/share/doc/gnucobol3/gnucobol.pdf.gz \
            /usr/share/doc/nettle-dev/nettle.pdf.gz; do
   case "$doc" in *.gz) zcat "$doc" >"$tmp/doc.pdf" ;; *) cp "$doc" "$tmp/doc.pdf" ;; esac
