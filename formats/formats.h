@@ -113,6 +113,12 @@ struct ExtractLimits {
   // square of each line's words (about 11 ns times their sum here), and a 6.5-inch line of
   // 8-point prose holds some 25.
   int64_t max_ordered_run_words = 40;
+  // And the characters (glyphs) a PDF may draw per byte of its own, past the first 262,144: a
+  // PDF's work goes by what it draws, and its pages may share one content stream (or a form,
+  // or a stream may inflate a hundredfold), so without this a 300 KB file could draw the whole
+  // extracted-text limit. The densest real PDFs here draw 0.73 a byte (Debian's valgrind
+  // manual; docs/design.md, "What each reader bounds"). 0: only the extracted-text limit.
+  int64_t max_pdf_glyphs_per_byte = 4;
   // DOCX, ODT, EPUB: the bytes all the entries read may inflate to (a zip bomb stops here).
   uint64_t max_unpacked_bytes = 64u << 20;
   // The request's deadline, checked inside every reader (between Markdown chunks, HTML nodes,

@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -364,10 +365,11 @@ absl::StatusOr<std::vector<Word>> DisplayWords(PDFDoc* doc, int page, GlyphCount
 // in time that grows with the square of the words standing in narrow columns), or past
 // limits.max_ordered_runs runs (or kMaxOrderedGlyphs glyphs) in the order the content stream
 // draws them, which costs linear time (the layout here orders the words itself).
-// `glyphs_left`: what the document may still draw (each glyph is at least a byte of text or a
-// space, so twice the extracted-text limit); InvalidArgument past it.
+// `glyphs_left`: what the document may still draw (GlyphBudget); InvalidArgument past it, saying
+// `over` around the page.
 absl::StatusOr<std::vector<Word>> PageWords(PDFDoc* doc, int page, const ExtractLimits& limits,
-                                            int64_t* glyphs_left) {
+                                            int64_t* glyphs_left,
+                                            const std::pair<std::string, std::string>& over) {
   GlyphCountingDev ordered(/*raw_order=*/false, std::min(kMaxOrderedGlyphs, *glyphs_left),
                            limits.max_ordered_runs, limits.max_ordered_run_words);
   absl::StatusOr<std::vector<Word>> words = DisplayWords(doc, page, &ordered, limits);
@@ -379,29 +381,53 @@ absl::StatusOr<std::vector<Word>> PageWords(PDFDoc* doc, int page, const Extract
   GlyphCountingDev drawn(/*raw_order=*/true, *glyphs_left, INT64_MAX, INT64_MAX);
   words = DisplayWords(doc, page, &drawn, limits);
   if (words.ok() && drawn.full()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the text extracted from this PDF exceeds ", limits.max_text_bytes,
-                     " bytes by page ", page, " (it draws over ", 2 * limits.max_text_bytes,
-                     " characters; the extracted-text limit); send fewer pages"));
+    return absl::InvalidArgumentError(absl::StrCat(over.first, " by page ", page, over.second));
   }
   *glyphs_left -= drawn.glyphs();
   return words;
 }
 
+// The glyphs a PDF of `input_bytes` may draw, and what a refusal says ran out: twice the
+// extracted-text limit (each glyph is at least a byte of text or a space), or fewer by the
+// glyphs per input byte (ExtractLimits::max_pdf_glyphs_per_byte).
+int64_t GlyphBudget(const ExtractLimits& limits, uint64_t input_bytes,
+                    std::pair<std::string, std::string>* over) {
+  const auto text = static_cast<int64_t>(std::min<uint64_t>(2 * limits.max_text_bytes, 1ULL << 60));
+  constexpr int64_t kAnyPdf = 1 << 18;  // a small PDF may draw this many whatever its size
+  const int64_t per_byte = limits.max_pdf_glyphs_per_byte;
+  if (per_byte > 0 && input_bytes < (1ULL << 40)) {
+    const int64_t by_bytes = std::max(kAnyPdf, per_byte * static_cast<int64_t>(input_bytes));
+    if (by_bytes < text) {
+      *over = {
+          absl::StrCat("this PDF of ", input_bytes, " bytes draws over ", by_bytes, " characters"),
+          absl::StrCat(" (max_pdf_glyphs_per_byte ", per_byte,
+                       "; real PDFs draw under 1 a byte): its pages repeat or inflate their "
+                       "content; send its text instead")};
+      return by_bytes;
+    }
+  }
+  *over = {
+      absl::StrCat("the text extracted from this PDF exceeds ", limits.max_text_bytes, " bytes"),
+      absl::StrCat(" (it draws over ", text,
+                   " characters; the extracted-text limit); send fewer pages")};
+  return text;
+}
+
 // Every page's lines in reading order, page furniture left out.
 // `empty` gets the pages that drew no word (blank, or images only: scanned).
 absl::StatusOr<std::vector<Line>> ReadLines(PDFDoc* doc, int pages, const ExtractLimits& limits,
-                                            std::vector<int32_t>* empty) {
+                                            uint64_t input_bytes, std::vector<int32_t>* empty) {
   const uint64_t max_text_bytes = limits.max_text_bytes;
   std::vector<std::vector<Line>> by_page;
   uint64_t bytes = 0;
-  auto glyphs_left = static_cast<int64_t>(std::min<uint64_t>(2 * max_text_bytes, INT64_MAX / 2));
+  std::pair<std::string, std::string> over;
+  int64_t glyphs_left = GlyphBudget(limits, input_bytes, &over);
   for (int p = 0; p < pages; ++p) {
     if (absl::Now() > limits.deadline) {
       return absl::DeadlineExceededError(absl::StrCat(
           "the deadline passed while reading this PDF (page ", p + 1, " of ", pages, ")"));
     }
-    absl::StatusOr<std::vector<Word>> words = PageWords(doc, p + 1, limits, &glyphs_left);
+    absl::StatusOr<std::vector<Word>> words = PageWords(doc, p + 1, limits, &glyphs_left, over);
     if (!words.ok()) return words.status();
     for (const Word& w : *words) {
       bytes += w.text.size() + 1;
@@ -517,7 +543,8 @@ absl::StatusOr<Extracted> ExtractPdf(std::string_view input, const ExtractLimits
                                                    " (max_pdf_pages); send fewer pages"));
   }
   std::vector<int32_t> empty;
-  absl::StatusOr<std::vector<Line>> lines = ReadLines(doc.get(), pages, limits, &empty);
+  absl::StatusOr<std::vector<Line>> lines =
+      ReadLines(doc.get(), pages, limits, input.size(), &empty);
   if (!lines.ok()) return lines.status();
   if (lines->empty()) {
     return absl::InvalidArgumentError(

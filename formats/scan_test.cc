@@ -211,6 +211,27 @@ TEST(MarkdownScan, BareLinksAreDroppedAsGfmAutolinksWere) {
             "Keep www.example.org in code and named links.");
 }
 
+// A PDF may draw at most max_pdf_glyphs_per_byte characters per byte of its own past the first
+// 262,144: 40 pages sharing one content stream of 7,800 words draw 312,000 from 72 KB and are
+// refused, naming the limit; with the limit off the same file is read whole.
+TEST(PdfAmplification, IsRefusedByGlyphsPerByte) {
+  std::string pdf;
+  for (const auto& f : test::HostileFamilies()) {
+    if (std::string_view(f.name) == "pdf/shared-contents") pdf = f.make(4000);
+  }
+  ASSERT_GT(pdf.size(), 60000U);
+  ASSERT_LT(pdf.size(), 75000U);  // 4 a byte: under 300,000
+  const auto refused = Extract(pdf, ContentType::kPdf, {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("(max_pdf_glyphs_per_byte 4;"));
+  ExtractLimits off;
+  off.max_pdf_glyphs_per_byte = 0;
+  const auto read = Extract(pdf, ContentType::kPdf, off);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->pages, 40);
+}
+
 // A page of more runs than poppler's reading order is given (formats.h, max_ordered_runs) is
 // read in the order it is drawn, and laid out here: every word kept, lines top to bottom.
 // Drawing more characters than twice the extracted-text limit is refused as text over it.

@@ -151,8 +151,9 @@ struct HostileFamily {
   formats::ContentType type;
   std::string (*make)(size_t bytes);
   // Its work is set by what it draws, not by its bytes (a PDF's pages sharing one content
-  // stream): bounded by the extracted-text limit, not linear in the input; left out of the
-  // growth tests, measured by the benchmark.
+  // stream): bounded by the characters a PDF may draw per byte of its own past a floor
+  // (ExtractLimits::max_pdf_glyphs_per_byte), so small sizes cost more per byte than large
+  // ones; left out of the growth tests, measured by the benchmark.
   bool amplified = false;
 };
 
