@@ -1,5 +1,10 @@
 #include "base/thread_pool.h"
 
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <utility>
 
 namespace rpsum {
@@ -44,6 +49,15 @@ void ThreadPool::Loop() {
     }
     task();
   }
+}
+
+void LowerThisThreadsPriority() {
+  thread_local bool lowered = false;
+  if (lowered) return;
+  lowered = true;
+  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
+  sched_param p{};
+  sched_setscheduler(static_cast<pid_t>(syscall(SYS_gettid)), SCHED_IDLE, &p);
 }
 
 }  // namespace rpsum

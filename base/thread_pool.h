@@ -35,6 +35,12 @@ class ThreadPool {
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
 };
 
+// Lowers the calling thread to the lowest CPU priority (nice 19 and SCHED_IDLE), once per
+// thread: the large-document lane's threads (preparation and inference) take the time the small
+// documents leave on a machine with few cores. Threads it creates afterwards (an OpenMP team)
+// inherit it.
+void LowerThisThreadsPriority();
+
 }  // namespace rpsum
 
 #endif  // RPSUM_BASE_THREAD_POOL_H_

@@ -51,6 +51,16 @@ struct ModelDescription {
   ForwardStretches stretches;  // how it runs long documents
 };
 
+// How the caller steers a running Score call.
+struct ScoreControl {
+  // Asked between the stretches of a long document (ForwardStretches): true ends the call with
+  // DeadlineExceeded, so a request whose deadline passes does not hold the worker to its end.
+  std::function<bool()> stop;
+  // Asked before the forward and between stretches: the intra-op threads to use from there on;
+  // 0 (or empty): the model's own (LoadTorchSummarizer's `threads`).
+  std::function<int()> threads;
+};
+
 class Summarizer {
  public:
   virtual ~Summarizer() = default;
@@ -60,13 +70,10 @@ class Summarizer {
   // Batch-invariant: a document's result is the same (within float rounding, 1e-5) alone or
   // with any partners, because the attention plan (full or block-local) is each document's
   // own (docs/design.md, "Batching"). ResourceExhausted means out of memory (the caller may
-  // split the batch); Internal is any other model failure. `stop` (may be empty) is asked
-  // between the stretches of a long document (ForwardStretches): true ends the call with
-  // DeadlineExceeded, so a request whose deadline passes does not hold the worker to its end.
-  // Never throws. Call from one worker thread at a time per Summarizer.
+  // split the batch); Internal is any other model failure; DeadlineExceeded when `control`
+  // stopped it. Never throws. Call from one worker thread at a time per Summarizer.
   virtual absl::StatusOr<std::vector<DocumentScores>> Score(
-      const std::vector<const PreparedDocument*>& docs, int64_t k,
-      const std::function<bool()>& stop) = 0;
+      const std::vector<const PreparedDocument*>& docs, int64_t k, const ScoreControl& control) = 0;
 
   virtual const ModelDescription& description() const = 0;
   // The tokenizer that ships with the model. Thread-safe.
@@ -74,7 +81,8 @@ class Summarizer {
 };
 
 // Loads a checkpoint directory on `device` ("auto", "cpu", "cuda", "cuda:N") with `threads`
-// intra-op threads (0: leave LibTorch's default), running long documents in `stretches`.
+// intra-op threads for the thread that calls Score (0: leave LibTorch's default), running long
+// documents in `stretches`.
 // Errors as LoadCheckpoint.
 absl::StatusOr<std::unique_ptr<Summarizer>> LoadTorchSummarizer(
     const std::string& dir, const std::string& device, int threads,

@@ -18,6 +18,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -50,6 +51,20 @@ ABSL_FLAG(std::string, device, "auto",
           "GPUs round-robin, worker i on cuda:(i mod GPUs)");
 ABSL_FLAG(int, threads, 0, "LibTorch intra-op threads (0: one per core)");
 ABSL_FLAG(int, workers, 1, "inference workers (each holds its own copy of the model)");
+ABSL_FLAG(int, large_workers, 1,
+          "inference workers for large documents (over --large_document_bytes, or of at least "
+          "--large_document_tokens), each with its own copy of the model, at the lowest CPU "
+          "priority; the --workers then run only the others, so a long forward never holds them "
+          "(0: every worker runs every request)");
+ABSL_FLAG(int, large_threads, 0,
+          "LibTorch intra-op threads of each --large_workers worker (0: as --threads)");
+ABSL_FLAG(int, large_threads_beside_small,
+          rpsum::server::SchedulerOptions{}.large_threads_beside_small,
+          "intra-op threads a --large_workers worker uses while small requests are about (queued, "
+          "running, or one finished in the last second), set before its forward and between a "
+          "long document's stretches (0: always --large_threads)");
+ABSL_FLAG(int64_t, large_document_tokens, rpsum::server::ServiceOptions{}.large_document_tokens,
+          "documents of at least this many tokens run on the --large_workers");
 ABSL_FLAG(int64_t, stretch_tokens, rpsum::model::kServedStretches.tokens,
           "a longer document runs through the token layers this many tokens at a time (with the "
           "halo their windows reach, so its scores are the whole forward's): the model's memory "
@@ -209,20 +224,35 @@ absl::StatusOr<std::unique_ptr<grpc::Server>> StartHealthServer() {
   return server;
 }
 
-// One model per worker (--workers), each with --threads intra-op threads.
+// One model per worker: --workers, each with --threads intra-op threads, then --large_workers,
+// each with --large_threads.
 absl::StatusOr<std::vector<std::unique_ptr<model::Summarizer>>> LoadModels() {
   std::vector<std::unique_ptr<model::Summarizer>> models;
   const int gpus = model::CudaDeviceCount();
-  for (int i = 0; i < std::max(1, absl::GetFlag(FLAGS_workers)); ++i) {
+  const int workers = std::max(1, absl::GetFlag(FLAGS_workers));
+  for (int i = 0; i < workers + std::max(0, absl::GetFlag(FLAGS_large_workers)); ++i) {
     // Each worker's model copy on its own device: round-robin over the GPUs for cuda/auto.
     auto m = model::LoadTorchSummarizer(
         absl::GetFlag(FLAGS_model_dir), model::WorkerDevice(absl::GetFlag(FLAGS_device), i, gpus),
-        absl::GetFlag(FLAGS_threads),
+        i < workers ? absl::GetFlag(FLAGS_threads) : absl::GetFlag(FLAGS_large_threads),
         {absl::GetFlag(FLAGS_stretch_tokens), absl::GetFlag(FLAGS_stretch_units)});
     if (!m.ok()) return m.status();
     models.push_back(*std::move(m));
   }
   return models;
+}
+
+// The models of the --workers and of the --large_workers (LoadModels' order).
+std::pair<std::vector<model::Summarizer*>, std::vector<model::Summarizer*>> SplitWorkers(
+    const std::vector<std::unique_ptr<model::Summarizer>>& models) {
+  std::pair<std::vector<model::Summarizer*>, std::vector<model::Summarizer*>> split;
+  for (const auto& m : models) {
+    auto& lane = static_cast<int>(split.first.size()) < std::max(1, absl::GetFlag(FLAGS_workers))
+                     ? split.first
+                     : split.second;
+    lane.push_back(m.get());
+  }
+  return split;
 }
 
 SchedulerOptions SchedulerOptionsFromFlags(bool on_cpu, double seconds_per_cost) {
@@ -239,6 +269,7 @@ SchedulerOptions SchedulerOptionsFromFlags(bool on_cpu, double seconds_per_cost)
   so.max_queue_wait = absl::Milliseconds(absl::GetFlag(FLAGS_max_queue_wait_ms));
   so.max_batch_cost = absl::GetFlag(FLAGS_max_batch_cost);
   so.seconds_per_cost = seconds_per_cost;
+  so.large_threads_beside_small = absl::GetFlag(FLAGS_large_threads_beside_small);
   return so;
 }
 
@@ -254,6 +285,7 @@ ServiceOptions ServiceOptionsFromFlags(const std::string& token) {
   opts.server_version = kVersion;
   opts.request_log = absl::GetFlag(FLAGS_request_log);
   opts.large_document_bytes = absl::GetFlag(FLAGS_large_document_bytes);
+  opts.large_document_tokens = absl::GetFlag(FLAGS_large_document_tokens);
   opts.small_read_budget = absl::Milliseconds(absl::GetFlag(FLAGS_small_read_budget_ms));
   return opts;
 }
@@ -349,10 +381,8 @@ int Main() {
   std::shared_ptr<prometheus::Collectable> process = MakeProcessCollector();
   const SchedulerOptions so = SchedulerOptionsFromFlags(d.device == "cpu", spc);
   metrics.SetQueueLimits(so.max_queue_requests, so.max_queue_cost);
-  std::vector<model::Summarizer*> worker_models;
-  worker_models.reserve(models->size());
-  for (auto& m : *models) worker_models.push_back(m.get());
-  Scheduler scheduler(so, worker_models, Clock::Real(), &metrics);
+  const auto [worker_models, large_models] = SplitWorkers(*models);
+  Scheduler scheduler(so, worker_models, Clock::Real(), &metrics, large_models);
   ThreadPool pool(std::max(1, absl::GetFlag(FLAGS_prepare_threads)), 4 * so.max_queue_requests);
   const ServiceOptions opts = ServiceOptionsFromFlags(*token);
   SummarizerService service(opts, primary, &scheduler, &pool, &metrics, Clock::Real());

@@ -1,9 +1,5 @@
 #include "server/service.h"
 
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -58,16 +54,6 @@ absl::Time Deadline(grpc::CallbackServerContext* ctx) {
   const auto d = ctx->deadline();
   if (d == std::chrono::system_clock::time_point::max()) return absl::InfiniteFuture();
   return absl::FromChrono(d);
-}
-
-// The large-document threads run at the lowest CPU priority (nice 19), once per thread: on a
-// machine with few cores they take the time the small documents and the model leave, so a
-// client sending large documents in a loop slows the others less.
-void LowerThisThreadsPriority() {
-  thread_local bool lowered = false;
-  if (lowered) return;
-  lowered = true;
-  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
 }
 
 }  // namespace
@@ -329,8 +315,12 @@ void SummarizerService::HandleSummarize(CallInfo info, const v1::SummarizeReques
   PrepareThen(call, [this](const std::shared_ptr<Call>& call) {
     const auto& config = model_->description().config;
     const int64_t tokens = call->prepared.num_tokens();
+    // A long document runs in the large-document lane from here on, whatever pool read it.
+    const bool long_document = tokens >= options_.large_document_tokens;
+    if (large_pool_ != nullptr && long_document) call->large = true;
     Job job;
     job.doc = &call->prepared;
+    job.large = call->large || long_document;
     job.k = call->k;
     job.cost = model::AttentionCost(config, tokens);
     job.memory = QueuedBytes(*call->request, call->read, call->prepared);
@@ -390,8 +380,8 @@ void SummarizerService::HandleEstimate(CallInfo info, const v1::SummarizeRequest
                                      model::NeedsUnitStates(config.scoring.rerank))));
     call->estimate->set_predicted_inference_us(static_cast<uint64_t>(absl::ToInt64Microseconds(
         scheduler_->PredictedInference(model::AttentionCost(config, tokens)))));
-    call->estimate->set_predicted_queue_wait_us(
-        static_cast<uint64_t>(absl::ToInt64Microseconds(scheduler_->PredictedQueueWait())));
+    call->estimate->set_predicted_queue_wait_us(static_cast<uint64_t>(absl::ToInt64Microseconds(
+        scheduler_->PredictedQueueWait(call->large || tokens >= options_.large_document_tokens))));
     Finish(call.get(), absl::OkStatus());
   });
 }

@@ -41,6 +41,10 @@ struct ServiceOptions {
   // Documents of more bytes are prepared on the large-document pool, when one is set, so that
   // a few large (or hostile) documents cannot take every preparation thread from small ones.
   uint64_t large_document_bytes = 256u << 10;
+  // A document of at least this many tokens is large too, however few its bytes: its forward
+  // runs on the scheduler's large-document workers (Job::large) and its selection on the
+  // large-document pool, so that it never holds the worker small requests wait for.
+  int64_t large_document_tokens = 8192;
   // A document that the small documents' pool has read for this long without finishing (a PDF
   // whose pages draw far more than its bytes: they may share one content stream) is read again
   // on the large-document pool, so that no request holds a small documents' thread for longer.

@@ -24,15 +24,16 @@ class FakeSummarizer : public model::Summarizer {
 
   absl::StatusOr<std::vector<model::DocumentScores>> Score(
       const std::vector<const model::PreparedDocument*>& docs, int64_t k,
-      const std::function<bool()>& stop) override {
+      const model::ScoreControl& control) override {
     {
       MutexLock lock(&mu_);
       while (blocked_) cv_.Wait();
+      threads_.push_back(control.threads ? control.threads() : 0);
       batches_.push_back({static_cast<int>(docs.size()), k});
       for (const auto* d : docs) order_.push_back(d->num_tokens());
     }
     // As the real model between stretches: once here, after the (blocked) work.
-    if (stop && stop()) return absl::DeadlineExceededError("stopped (fake model)");
+    if (control.stop && control.stop()) return absl::DeadlineExceededError("stopped (fake model)");
     if (hook_) {
       absl::Status s = hook_(docs);
       if (!s.ok()) return s;
@@ -88,6 +89,11 @@ class FakeSummarizer : public model::Summarizer {
     MutexLock lock(&mu_);
     return order_;
   }
+  // What ScoreControl::threads asked for at the start of each call (0: nothing asked).
+  std::vector<int> threads() {
+    MutexLock lock(&mu_);
+    return threads_;
+  }
   model::ModelDescription* mutable_description() { return &desc_; }
 
  private:
@@ -101,6 +107,7 @@ class FakeSummarizer : public model::Summarizer {
   bool blocked_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<Batch> batches_ ABSL_GUARDED_BY(mu_);
   std::vector<int64_t> order_ ABSL_GUARDED_BY(mu_);
+  std::vector<int> threads_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace rpsum::test

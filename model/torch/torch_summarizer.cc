@@ -1,5 +1,7 @@
 // The LibTorch implementation of the model API.
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <omp.h>
 #include <torch/cuda.h>
 #include <torch/version.h>
 
@@ -21,8 +23,12 @@ namespace {
 
 class TorchSummarizer : public Summarizer {
  public:
-  TorchSummarizer(Checkpoint ck, std::unique_ptr<Tokenizer> tokenizer, ForwardStretches stretches)
-      : ck_(std::move(ck)), tokenizer_(std::move(tokenizer)), stretches_(stretches) {
+  TorchSummarizer(Checkpoint ck, std::unique_ptr<Tokenizer> tokenizer, ForwardStretches stretches,
+                  int threads)
+      : ck_(std::move(ck)),
+        tokenizer_(std::move(tokenizer)),
+        stretches_(stretches),
+        threads_(threads) {
     desc_.config = ck_.config;
     desc_.weights_sha256 = ck_.weights_sha256;
     desc_.stretches = stretches;
@@ -33,18 +39,36 @@ class TorchSummarizer : public Summarizer {
 
   absl::StatusOr<std::vector<DocumentScores>> Score(
       const std::vector<const PreparedDocument*>& docs, int64_t k,
-      const std::function<bool()>& stop) override {
+      const ScoreControl& control) override {
+    SetThreads(control);
+    const auto between = [&] {
+      SetThreads(control);
+      return control.stop && control.stop();
+    };
     // The states only when the selection reads them (scoring.rerank's net_* features).
     return ScoreDocuments(ck_, docs, k, tokenizer_->pad_id(),
-                          NeedsUnitStates(ck_.config.scoring.rerank), stretches_, stop);
+                          NeedsUnitStates(ck_.config.scoring.rerank), stretches_, between);
   }
   const ModelDescription& description() const override { return desc_; }
+
+  // This worker's intra-op threads, as `control` asks, else the model's own. OpenMP keeps the
+  // count per calling thread, and LibTorch sets it on a thread's first parallel call from its
+  // process-wide number (the last model loaded's), so it is set after that, every time (it
+  // costs nothing).
+  void SetThreads(const ScoreControl& control) const {
+    const int asked = control.threads ? control.threads() : 0;
+    const int n = asked > 0 ? asked : threads_;
+    if (n <= 0) return;
+    (void)at::get_num_threads();
+    omp_set_num_threads(n);
+  }
   const Tokenizer& tokenizer() const override { return *tokenizer_; }
 
  private:
   Checkpoint ck_;
   std::unique_ptr<Tokenizer> tokenizer_;
   ForwardStretches stretches_;
+  int threads_;
   ModelDescription desc_;
 };
 
@@ -73,7 +97,7 @@ absl::StatusOr<std::unique_ptr<Summarizer>> LoadTorchSummarizer(const std::strin
                                                    ck->config.architecture.vocab_size));
   }
   return std::unique_ptr<Summarizer>(
-      new TorchSummarizer(*std::move(ck), std::move(tok), stretches));
+      new TorchSummarizer(*std::move(ck), std::move(tok), stretches, threads));
 }
 
 }  // namespace rpsum::model

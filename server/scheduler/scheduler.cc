@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "base/thread_pool.h"
 
 namespace rpsum::server {
 namespace {
@@ -19,9 +20,23 @@ int64_t Tokens(const Job& j) { return j.doc != nullptr ? j.doc->num_tokens() : 0
 }  // namespace
 
 Scheduler::Scheduler(const SchedulerOptions& options, const std::vector<model::Summarizer*>& models,
-                     Clock* clock, SchedulerObserver* observer)
-    : options_(options), clock_(clock), observer_(observer) {
-  for (model::Summarizer* m : models) workers_.emplace_back([this, m] { WorkerLoop(m); });
+                     Clock* clock, SchedulerObserver* observer,
+                     const std::vector<model::Summarizer*>& large_models)
+    : options_(options),
+      clock_(clock),
+      observer_(observer),
+      small_workers_(static_cast<int>(models.size())),
+      large_workers_(static_cast<int>(large_models.size())) {
+  const Lane small = large_models.empty() ? Lane::kAll : Lane::kSmall;
+  for (model::Summarizer* m : models) {
+    workers_.emplace_back([this, m, small] { WorkerLoop(m, small); });
+  }
+  for (model::Summarizer* m : large_models) {
+    workers_.emplace_back([this, m] {
+      LowerThisThreadsPriority();
+      WorkerLoop(m, Lane::kLarge);
+    });
+  }
 }
 
 Scheduler::~Scheduler() { Shutdown(absl::ZeroDuration()); }
@@ -37,19 +52,30 @@ absl::Duration Scheduler::PredictedInference(int64_t cost) const {
   return absl::Seconds(options_.seconds_per_cost * static_cast<double>(cost));
 }
 
-absl::Duration Scheduler::PredictedWaitLocked(absl::Time now) const {
+absl::Duration Scheduler::PredictedWaitLocked(absl::Time now, Lane lane) const {
   absl::Duration running = absl::ZeroDuration();
-  for (const auto& [batch, end] : running_ends_) {
-    running += std::max(end - now, absl::ZeroDuration());
+  for (const auto& [batch, r] : running_ends_) {
+    if (lane == Lane::kAll || r.large == (lane == Lane::kLarge)) {
+      running += std::max(r.end - now, absl::ZeroDuration());
+    }
   }
-  const double workers = std::max<size_t>(workers_.size(), 1);
-  return (running + absl::Seconds(options_.seconds_per_cost * static_cast<double>(queued_cost_))) /
-         workers;
+  int64_t cost = queued_cost_;
+  if (lane != Lane::kAll) {
+    cost = 0;
+    for (const Entry& e : queue_) {
+      if (InLane(e.job, lane)) cost += e.job.cost;
+    }
+  }
+  const int workers = lane == Lane::kAll     ? small_workers_ + large_workers_
+                      : lane == Lane::kLarge ? large_workers_
+                                             : small_workers_;
+  return (running + absl::Seconds(options_.seconds_per_cost * static_cast<double>(cost))) /
+         std::max(workers, 1);
 }
 
-absl::Duration Scheduler::PredictedQueueWait() const {
+absl::Duration Scheduler::PredictedQueueWait(bool large) const {
   MutexLock lock(&mu_);
-  return PredictedWaitLocked(clock_->Now());
+  return PredictedWaitLocked(clock_->Now(), LaneOf(large));
 }
 
 absl::Status Scheduler::CapacityLocked(absl::Duration wait) const {
@@ -70,12 +96,12 @@ absl::Status Scheduler::CapacityLocked(absl::Duration wait) const {
   return absl::OkStatus();
 }
 
-absl::Status Scheduler::Precheck() const {
+absl::Status Scheduler::Precheck(bool large) const {
   MutexLock lock(&mu_);
   if (!accepting_) {
     return absl::UnavailableError("the server is shutting down; retry on another replica");
   }
-  return CapacityLocked(PredictedWaitLocked(clock_->Now()));
+  return CapacityLocked(PredictedWaitLocked(clock_->Now(), LaneOf(large)));
 }
 
 absl::Status Scheduler::Submit(Job job) {
@@ -87,19 +113,13 @@ absl::Status Scheduler::Submit(Job job) {
   if (job.deadline <= now) {
     return absl::DeadlineExceededError("the deadline passed before the request was queued");
   }
-  const absl::Duration wait = PredictedWaitLocked(now);
+  const absl::Duration wait = PredictedWaitLocked(now, LaneOf(job.large));
   RPSUM_RETURN_IF_ERROR(CapacityLocked(wait));
   if (!queue_.empty() && queued_cost_ + job.cost > options_.max_queue_cost) {
     return absl::ResourceExhaustedError(
         absl::StrCat("queue full: ", queued_cost_, " cost units queued, this request needs ",
                      job.cost, " (max_queue_cost ", options_.max_queue_cost, "); retry in about ",
                      absl::ToInt64Milliseconds(wait) + 1, " ms"));
-  }
-  if (!queue_.empty() && queued_memory_ + job.memory > options_.max_queue_memory) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("queue full: its documents hold ", queued_memory_, " bytes, this request ",
-                     job.memory, " (max_queue_memory_bytes ", options_.max_queue_memory,
-                     "); retry in about ", absl::ToInt64Milliseconds(wait) + 1, " ms"));
   }
   if (!queue_.empty() && queued_memory_ + job.memory > options_.max_queue_memory) {
     return absl::ResourceExhaustedError(
@@ -123,7 +143,8 @@ absl::Status Scheduler::Submit(Job job) {
   return absl::OkStatus();
 }
 
-std::vector<Scheduler::Entry> Scheduler::TakeBatch(absl::Time now, absl::Time* wait_until,
+std::vector<Scheduler::Entry> Scheduler::TakeBatch(absl::Time now, Lane lane,
+                                                   absl::Time* wait_until,
                                                    std::vector<Entry>* dropped) {
   *wait_until = absl::InfiniteFuture();
   // Expired and cancelled requests never run.
@@ -138,14 +159,16 @@ std::vector<Scheduler::Entry> Scheduler::TakeBatch(absl::Time now, absl::Time* w
       ++it;
     }
   }
-  if (queue_.empty()) return {};
+  std::vector<size_t> order;
+  for (size_t i = 0; i < queue_.size(); ++i) {
+    if (InLane(queue_[i].job, lane)) order.push_back(i);
+  }
+  if (order.empty()) return {};
   auto before = [](const Entry& a, const Entry& b) {
     if (a.job.priority != b.job.priority) return a.job.priority > b.job.priority;
     if (a.job.deadline != b.job.deadline) return a.job.deadline < b.job.deadline;
     return a.seq < b.seq;
   };
-  std::vector<size_t> order(queue_.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(),
             [&](size_t a, size_t b) { return before(queue_[a], queue_[b]); });
   const Entry& head = queue_[order[0]];
@@ -191,7 +214,7 @@ std::vector<Scheduler::Entry> Scheduler::TakeBatch(absl::Time now, absl::Time* w
   return batch;
 }
 
-void Scheduler::WorkerLoop(model::Summarizer* model) {
+void Scheduler::WorkerLoop(model::Summarizer* model, Lane lane) {
   while (true) {
     std::vector<Entry> batch, dropped;
     mu_.Lock();
@@ -202,9 +225,9 @@ void Scheduler::WorkerLoop(model::Summarizer* model) {
       }
       const absl::Time now = clock_->Now();
       absl::Time wait_until;
-      batch = TakeBatch(now, &wait_until, &dropped);
+      batch = TakeBatch(now, lane, &wait_until, &dropped);
       if (!batch.empty() || !dropped.empty()) break;
-      if (queue_.empty()) {
+      if (queue_.empty() || wait_until == absl::InfiniteFuture()) {
         cv_.Wait();
       } else {
         cv_.WaitFor(absl::ToChronoNanoseconds(std::min(wait_until - now, kPoll)));
@@ -215,8 +238,9 @@ void Scheduler::WorkerLoop(model::Summarizer* model) {
       int64_t cost = 0;
       for (const Entry& e : batch) cost += e.job.cost;
       batch_id = next_batch_++;
-      running_ends_[batch_id] =
-          clock_->Now() + absl::Seconds(options_.seconds_per_cost * static_cast<double>(cost));
+      running_ends_[batch_id] = Running{
+          clock_->Now() + absl::Seconds(options_.seconds_per_cost * static_cast<double>(cost)),
+          lane == Lane::kLarge};
     }
     Notify();
     if (observer_ != nullptr) observer_->OnRunningChanged(running_);
@@ -232,7 +256,7 @@ void Scheduler::WorkerLoop(model::Summarizer* model) {
     }
     if (!batch.empty()) {
       const int n = static_cast<int>(batch.size());
-      RunBatch(model, std::move(batch), batch_id);
+      RunBatch(model, std::move(batch), batch_id, lane);
       MutexLock lock(&mu_);
       running_ -= n;
       running_ends_.erase(batch_id);
@@ -242,7 +266,18 @@ void Scheduler::WorkerLoop(model::Summarizer* model) {
   }
 }
 
-void Scheduler::RunBatch(model::Summarizer* model, std::vector<Entry> batch, uint64_t batch_id) {
+bool Scheduler::SmallRequestsAbout() const {
+  MutexLock lock(&mu_);
+  if (clock_->Now() - small_finished_ < options_.small_request_linger) return true;
+  for (const auto& [id, r] : running_ends_) {
+    if (!r.large) return true;
+  }
+  return std::any_of(queue_.begin(), queue_.end(),
+                     [&](const Entry& e) { return InLane(e.job, Lane::kSmall); });
+}
+
+void Scheduler::RunBatch(model::Summarizer* model, std::vector<Entry> batch, uint64_t batch_id,
+                         Lane lane) {
   BatchInfo info;
   info.size = static_cast<int>(batch.size());
   info.k = batch.front().job.k;
@@ -260,13 +295,19 @@ void Scheduler::RunBatch(model::Summarizer* model, std::vector<Entry> batch, uin
   absl::StatusOr<std::vector<model::DocumentScores>> scores;
   try {
     // A long document's forward stops between stretches once no one waits for the batch.
-    const auto stop = [this, &batch] {
+    model::ScoreControl control;
+    control.stop = [this, &batch] {
       const absl::Time now = clock_->Now();
       return std::all_of(batch.begin(), batch.end(), [&](const Entry& e) {
         return e.job.deadline <= now || (e.job.cancelled && e.job.cancelled());
       });
     };
-    scores = model->Score(docs, info.k, stop);
+    if (lane == Lane::kLarge && options_.large_threads_beside_small > 0) {
+      control.threads = [this] {
+        return SmallRequestsAbout() ? options_.large_threads_beside_small : 0;
+      };
+    }
+    scores = model->Score(docs, info.k, control);
   } catch (const std::exception& e) {
     scores = absl::InternalError(absl::StrCat("model failure: ", e.what()));
   } catch (...) {
@@ -280,8 +321,8 @@ void Scheduler::RunBatch(model::Summarizer* model, std::vector<Entry> batch, uin
     std::vector<Entry> second(std::make_move_iterator(batch.begin() + info.size / 2),
                               std::make_move_iterator(batch.end()));
     batch.resize(info.size / 2);
-    RunBatch(model, std::move(batch), batch_id);
-    RunBatch(model, std::move(second), batch_id);
+    RunBatch(model, std::move(batch), batch_id, lane);
+    RunBatch(model, std::move(second), batch_id, lane);
     return;
   }
   if (scores.ok() && scores->size() != batch.size()) {
@@ -291,6 +332,7 @@ void Scheduler::RunBatch(model::Summarizer* model, std::vector<Entry> batch, uin
   {
     MutexLock lock(&mu_);
     running_ends_.erase(batch_id);
+    if (lane == Lane::kSmall) small_finished_ = clock_->Now();
   }
   for (size_t i = 0; i < batch.size(); ++i) {
     BatchInfo mine = info;

@@ -46,6 +46,14 @@ struct SchedulerOptions {
   // Measured model speed (seconds per cost unit on one worker) for predictions; 0: unknown,
   // no early deadline rejection.
   double seconds_per_cost = 0;
+  // Intra-op threads a large-document worker's model runs with while small requests are about
+  // (queued, running, or one finished less than small_request_linger ago), asked before its
+  // forward and between a long document's stretches; otherwise it runs with its own. One
+  // thread keeps it out of the way: OpenBLAS (OpenMP build) runs one threaded call at a time,
+  // so a small request's threaded call would wait for the large worker's, which at the lowest
+  // CPU priority runs slowly (docs/design.md, "Requests run in two lanes."). 0: always its own.
+  int large_threads_beside_small = 1;
+  absl::Duration small_request_linger = absl::Seconds(1);
 };
 
 // What happened to the batch a request ran in.
@@ -63,6 +71,10 @@ struct Job {
   int64_t cost = 1;
   int64_t memory = 0;  // bytes the request holds while it waits (model::HeldBytes)
   int priority = 0;    // higher runs first
+  // A large document's request (the service's large-document lane): when the scheduler has
+  // large-document workers it runs there, and only there, so that a long forward never holds
+  // the worker small requests wait for.
+  bool large = false;
   absl::Time deadline = absl::InfiniteFuture();
   // Polled before the job runs; true drops it with Cancelled. May be empty.
   std::function<bool()> cancelled;
@@ -86,10 +98,14 @@ class SchedulerObserver {
 
 class Scheduler {
  public:
-  // One worker thread per model in `models` (not owned; each outlives the scheduler and is
-  // used by its worker only). `clock` and `observer` (may be null) are not owned.
+  // One worker thread per model in `models` and in `large_models` (not owned; each outlives
+  // the scheduler and is used by its worker only). Without `large_models` every worker runs
+  // every request. With them, requests marked Job::large run only on those workers, which run
+  // at the lowest CPU priority (LowerThisThreadsPriority), and the others only on `models`'
+  // workers. `clock` and `observer` (may be null) are not owned.
   Scheduler(const SchedulerOptions& options, const std::vector<model::Summarizer*>& models,
-            Clock* clock, SchedulerObserver* observer);
+            Clock* clock, SchedulerObserver* observer,
+            const std::vector<model::Summarizer*>& large_models = {});
   ~Scheduler();  // Shutdown(ZeroDuration()) if not shut down yet
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
@@ -101,14 +117,16 @@ class Scheduler {
   absl::Status Submit(Job job);
 
   // The checks Submit makes that do not depend on the job: Unavailable while shutting down;
-  // ResourceExhausted when the request cap is full or the predicted wait already exceeds
-  // max_queue_wait. The service asks before it prepares a request, so that shedding under
-  // overload costs no preparation; Submit checks again. Never blocks. Thread-safe.
-  absl::Status Precheck() const;
+  // ResourceExhausted when the request cap is full or the predicted wait (of the lane `large`
+  // says) already exceeds max_queue_wait. The service asks before it prepares a request, so
+  // that shedding under overload costs no preparation; Submit checks again. Never blocks.
+  // Thread-safe.
+  absl::Status Precheck(bool large = false) const;
 
-  // Predicted wait in the queue right now: the queued cost plus the predicted remainder of the
-  // running batches, over the workers (zero if speed unknown).
-  absl::Duration PredictedQueueWait() const;
+  // Predicted wait in the queue of a request's lane (`large`: Job::large) right now: the lane's
+  // queued cost plus the predicted remainder of its running batches, over its workers (zero if
+  // speed unknown). Without large-document workers there is one lane.
+  absl::Duration PredictedQueueWait(bool large = false) const;
   // Predicted model time of one request alone.
   absl::Duration PredictedInference(int64_t cost) const;
 
@@ -127,16 +145,33 @@ class Scheduler {
     uint64_t seq;
     absl::Time enqueued;
   };
-  void WorkerLoop(model::Summarizer* model);
-  // Picks the next batch, or returns an empty one and sets *wait_until.
-  std::vector<Entry> TakeBatch(absl::Time now, absl::Time* wait_until, std::vector<Entry>* dropped)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Which requests a worker runs.
+  enum class Lane { kAll, kSmall, kLarge };
+  struct Running {
+    absl::Time end;  // predicted
+    bool large;
+  };
+  bool InLane(const Job& job, Lane lane) const {
+    return lane == Lane::kAll || job.large == (lane == Lane::kLarge);
+  }
+  // The lane whose queue a request of kind `large` waits in.
+  Lane LaneOf(bool large) const {
+    return large_workers_ == 0 ? Lane::kAll : (large ? Lane::kLarge : Lane::kSmall);
+  }
+  void WorkerLoop(model::Summarizer* model, Lane lane);
+  // Drops expired and cancelled requests into *dropped, then picks the next batch of `lane`, or
+  // returns an empty one and sets *wait_until (InfiniteFuture: nothing of the lane is queued).
+  std::vector<Entry> TakeBatch(absl::Time now, Lane lane, absl::Time* wait_until,
+                               std::vector<Entry>* dropped) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Runs `batch` (number `batch_id`) and answers its requests. The batch stops counting as
   // running work for the wait prediction before the first answer goes out, so a client that
   // sends its next request on an answer never sees its own finished batch ahead of it.
-  void RunBatch(model::Summarizer* model, std::vector<Entry> batch, uint64_t batch_id);
+  void RunBatch(model::Summarizer* model, std::vector<Entry> batch, uint64_t batch_id, Lane lane);
+  // Whether small requests are about (SchedulerOptions::large_threads_beside_small).
+  bool SmallRequestsAbout() const;
   void Notify() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Duration PredictedWaitLocked(absl::Time now) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Duration PredictedWaitLocked(absl::Time now, Lane lane) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The request-cap and max_queue_wait refusals, given the predicted wait.
   absl::Status CapacityLocked(absl::Duration wait) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -145,6 +180,8 @@ class Scheduler {
   Clock* const clock_;
   SchedulerObserver* const observer_;
   std::vector<std::thread> workers_;
+  int small_workers_ = 0;  // workers of `models`
+  int large_workers_ = 0;  // workers of `large_models`
 
   mutable Mutex mu_;
   CondVar cv_{&mu_};
@@ -152,14 +189,15 @@ class Scheduler {
   int64_t queued_cost_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t queued_memory_ ABSL_GUARDED_BY(mu_) = 0;
   int running_ ABSL_GUARDED_BY(mu_) = 0;
-  // Predicted end of each running batch, by batch number (for the wait prediction).
-  std::map<uint64_t, absl::Time> running_ends_ ABSL_GUARDED_BY(mu_);
+  // Each running batch, by batch number (for the wait prediction).
+  std::map<uint64_t, Running> running_ends_ ABSL_GUARDED_BY(mu_);
   uint64_t next_batch_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 0;
   bool accepting_ ABSL_GUARDED_BY(mu_) = true;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;       // workers exit when the queue is empty
   bool drain_now_ ABSL_GUARDED_BY(mu_) = false;  // dispatch without waiting for delay
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Time small_finished_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();  // the last one
 };
 
 }  // namespace rpsum::server

@@ -228,6 +228,67 @@ TEST_F(SchedulerTest, RunningModelMayStopOnceNoOneWaits) {
   EXPECT_TRUE(Get(LastId()).status.ok()) << Get(LastId()).status;
 }
 
+// With large-document workers, a large request runs only there and a small one only on the
+// others: a small request is answered while a long forward holds the large worker, and a large
+// one never takes the small worker, even when it is the only worker free.
+TEST_F(SchedulerTest, LargeRequestsRunOnlyOnTheLargeWorkers) {
+  test::FakeSummarizer large;
+  Scheduler s(NoDelay(1), {&model_}, &clock_, nullptr, {&large});
+  large.Block();
+  Job big = MakeJob(50000);
+  big.large = true;
+  ASSERT_TRUE(s.Submit(std::move(big)).ok());
+  const int big_id = LastId();
+  ASSERT_TRUE(Eventually([&] { return s.running_requests() == 1; }));  // on the large worker
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(s.Submit(MakeJob(100)).ok());
+  ASSERT_TRUE(Eventually([&] { return Done() == 3; }));
+  EXPECT_EQ(Get(big_id).calls, 0);
+  // A second large request waits for the large worker, though the small one is idle.
+  Job second = MakeJob(40000);
+  second.large = true;
+  ASSERT_TRUE(s.Submit(std::move(second)).ok());
+  absl::SleepFor(absl::Milliseconds(50));
+  EXPECT_EQ(s.queued_requests(), 1);
+  large.Unblock();
+  ASSERT_TRUE(Eventually([&] { return Done() == 5; }));
+  EXPECT_EQ(model_.order(), (std::vector<int64_t>{100, 100, 100}));
+  EXPECT_EQ(large.order(), (std::vector<int64_t>{50000, 40000}));
+  s.Shutdown(absl::ZeroDuration());
+}
+
+// The large worker's model is asked to run on large_threads_beside_small threads while small
+// requests are about (queued, running, or one answered within small_request_linger), and on
+// its own otherwise.
+TEST_F(SchedulerTest, LargeWorkerGivesWayWhileSmallRequestsAreAbout) {
+  test::FakeSummarizer large;
+  SchedulerOptions o = NoDelay(1);
+  o.large_threads_beside_small = 1;
+  o.small_request_linger = absl::Seconds(1);
+  Scheduler s(o, {&model_}, &clock_, nullptr, {&large});
+  auto submit_large = [&] {
+    Job j = MakeJob(50000);
+    j.large = true;
+    ASSERT_TRUE(s.Submit(std::move(j)).ok());
+  };
+  submit_large();  // nothing small about yet
+  ASSERT_TRUE(Eventually([&] { return Done() == 1; }));
+  model_.Block();
+  ASSERT_TRUE(s.Submit(MakeJob(100)).ok());  // a small one running
+  ASSERT_TRUE(Eventually([&] { return s.running_requests() == 1; }));
+  submit_large();
+  ASSERT_TRUE(Eventually([&] { return Done() == 2; }));
+  model_.Unblock();
+  ASSERT_TRUE(Eventually([&] { return Done() == 3; }));
+  submit_large();  // the small one was answered just now
+  ASSERT_TRUE(Eventually([&] { return Done() == 4; }));
+  clock_.Advance(absl::Seconds(2));
+  submit_large();  // and long enough ago
+  ASSERT_TRUE(Eventually([&] { return Done() == 5; }));
+  EXPECT_EQ(large.threads(), (std::vector<int>{0, 1, 1, 0}));
+  EXPECT_EQ(model_.threads(), (std::vector<int>{0}));  // the small workers are never asked
+  s.Shutdown(absl::ZeroDuration());
+}
+
 TEST_F(SchedulerTest, QueueCapsRejectWithResourceExhausted) {
   SchedulerOptions o = NoDelay(8);
   o.max_queue_requests = 2;

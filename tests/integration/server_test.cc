@@ -86,6 +86,7 @@ std::string MakeTinyCheckpoint() {
 struct ServerParts {
   std::unique_ptr<model::Summarizer> real;
   test::FakeSummarizer fake;
+  test::FakeSummarizer large_fake;  // ServerSetup::large_worker
   model::Summarizer* model = nullptr;
   std::unique_ptr<Metrics> metrics;
   std::unique_ptr<Scheduler> scheduler;
@@ -100,7 +101,8 @@ struct ServerParts {
 
 struct ServerSetup {
   bool fake = false;
-  bool large_pool = false;  // a large-document pool, as rpsum-server has
+  bool large_pool = false;    // a large-document pool, as rpsum-server has
+  bool large_worker = false;  // a large-document inference worker (the fake model), as it has
   ServiceOptions service;
   SchedulerOptions scheduler;
   std::shared_ptr<grpc::ServerCredentials> creds = grpc::InsecureServerCredentials();
@@ -127,8 +129,10 @@ std::unique_ptr<ServerParts> StartServer(ServerSetup s) {
     p->model = p->real.get();
   }
   p->metrics = std::make_unique<Metrics>(BuildInfo{"test", "none", "cpu"});
+  std::vector<model::Summarizer*> large;
+  if (s.large_worker) large.push_back(&p->large_fake);
   p->scheduler = std::make_unique<Scheduler>(s.scheduler, std::vector<model::Summarizer*>{p->model},
-                                             Clock::Real(), p->metrics.get());
+                                             Clock::Real(), p->metrics.get(), large);
   p->pool = std::make_unique<ThreadPool>(2, 64);
   p->service = std::make_unique<SummarizerService>(s.service, p->model, p->scheduler.get(),
                                                    p->pool.get(), p->metrics.get(), Clock::Real());
@@ -950,6 +954,8 @@ TEST(Server, ASlowSmallDocumentIsReadAgainOnTheLargePool) {
   setup.fake = true;
   setup.large_pool = true;
   setup.service.small_read_budget = absl::Milliseconds(1);
+  // Read whole, not refused for the characters it draws per byte (formats_test covers that).
+  setup.service.extract.max_pdf_glyphs_per_byte = 0;
   auto s = StartServer(setup);
   ASSERT_NE(s, nullptr);
   const auto moved = [&] {
@@ -982,6 +988,40 @@ TEST(Server, ASlowSmallDocumentIsReadAgainOnTheLargePool) {
   grpc::ClientContext ctx2;
   EXPECT_TRUE(stub->Summarize(&ctx2, text, &r).ok());
   EXPECT_EQ(moved(), 1);
+}
+
+// A document over large_document_bytes, or of at least large_document_tokens however few its
+// bytes, runs its forward on the large-document worker; the others on the small one.
+TEST(Server, LargeDocumentsRunOnTheLargeWorker) {
+  ServerSetup setup;
+  setup.fake = true;
+  setup.large_pool = true;
+  setup.large_worker = true;
+  setup.service.large_document_tokens = 300;
+  setup.service.large_document_bytes = 8192;
+  auto s = StartServer(setup);
+  ASSERT_NE(s, nullptr);
+  auto stub = v1::Summarizer::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(s->port),
+                                                          grpc::InsecureChannelCredentials()));
+  const auto summarize = [&](const std::string& doc) {
+    v1::SummarizeRequest req;
+    req.set_document(doc);
+    v1::SummarizeResponse r;
+    grpc::ClientContext ctx;
+    const grpc::Status st = stub->Summarize(&ctx, req, &r);
+    EXPECT_TRUE(st.ok()) << st.error_message();
+  };
+  const std::string small = Document(4), long_text = Document(40), big = Document(400);
+  ASSERT_LT(long_text.size(), setup.service.large_document_bytes);
+  ASSERT_GT(big.size(), setup.service.large_document_bytes);
+  summarize(small);
+  summarize(long_text);
+  summarize(big);
+  ASSERT_EQ(s->fake.order().size(), 1U);
+  EXPECT_LT(s->fake.order()[0], 300);
+  ASSERT_EQ(s->large_fake.order().size(), 2U);
+  EXPECT_GE(s->large_fake.order()[0], 300);
+  EXPECT_GE(s->large_fake.order()[1], 300);
 }
 
 TEST(Server, DocumentFormatsAndTheirBadInputs) {
