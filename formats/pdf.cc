@@ -125,28 +125,36 @@ Word MakeWord(std::string text, const Box& box, double font_size) {
 // A page's words as lines across the whole page, top to bottom, each left to right (words of
 // two columns at the same height share a line here; ColumnsInReadingOrder splits them).
 std::vector<Line> PageLines(std::vector<Word> words, int32_t page) {
-  std::stable_sort(words.begin(), words.end(), [](const Word& a, const Word& b) {
-    return a.box.y0 + a.box.y1 < b.box.y0 + b.box.y1;
-  });
-  std::vector<std::vector<Word>> rows;
+  // Indices are sorted, and each word moved once: a page may hold thousands of one-letter words.
+  std::vector<uint32_t> order(words.size());
+  std::vector<double> mid(words.size());
+  for (size_t i = 0; i < words.size(); ++i) {
+    order[i] = static_cast<uint32_t>(i);
+    mid[i] = words[i].box.y0 + words[i].box.y1;
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return mid[a] < mid[b]; });
+  std::vector<std::vector<uint32_t>> rows;
   Box row;
-  for (Word& w : words) {
-    const double overlap =
-        rows.empty() ? 0 : std::min(row.y1, w.box.y1) - std::max(row.y0, w.box.y0);
-    if (rows.empty() || overlap <= 0.5 * std::min(Height(row), Height(w.box))) {
+  for (uint32_t i : order) {
+    const Box& b = words[i].box;
+    const double overlap = rows.empty() ? 0 : std::min(row.y1, b.y1) - std::max(row.y0, b.y0);
+    if (rows.empty() || overlap <= 0.5 * std::min(Height(row), Height(b))) {
       rows.emplace_back();
-      row = w.box;
+      row = b;
     }
-    Extend(&row, w.box);
-    rows.back().push_back(std::move(w));
+    Extend(&row, b);
+    rows.back().push_back(i);
   }
   std::vector<Line> lines;
-  for (std::vector<Word>& r : rows) {
+  for (std::vector<uint32_t>& r : rows) {
     std::stable_sort(r.begin(), r.end(),
-                     [](const Word& a, const Word& b) { return a.box.x0 < b.box.x0; });
+                     [&](uint32_t a, uint32_t b) { return words[a].box.x0 < words[b].box.x0; });
     // A soft hyphen poppler gave as a word of its own belongs to the word before it.
     std::vector<Word> kept;
-    for (Word& w : r) {
+    kept.reserve(r.size());
+    for (uint32_t i : r) {
+      Word& w = words[i];
       if (w.text.empty()) {
         if (w.soft_hyphen_end && !kept.empty()) kept.back().soft_hyphen_end = true;
         continue;
