@@ -122,51 +122,6 @@ Word MakeWord(std::string text, const Box& box, double font_size) {
   return w;
 }
 
-// A page's words as lines across the whole page, top to bottom, each left to right (words of
-// two columns at the same height share a line here; ColumnsInReadingOrder splits them).
-std::vector<Line> PageLines(std::vector<Word> words, int32_t page) {
-  // Indices are sorted, and each word moved once: a page may hold thousands of one-letter words.
-  std::vector<uint32_t> order(words.size());
-  std::vector<double> mid(words.size());
-  for (size_t i = 0; i < words.size(); ++i) {
-    order[i] = static_cast<uint32_t>(i);
-    mid[i] = words[i].box.y0 + words[i].box.y1;
-  }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return mid[a] < mid[b]; });
-  std::vector<std::vector<uint32_t>> rows;
-  Box row;
-  for (uint32_t i : order) {
-    const Box& b = words[i].box;
-    const double overlap = rows.empty() ? 0 : std::min(row.y1, b.y1) - std::max(row.y0, b.y0);
-    if (rows.empty() || overlap <= 0.5 * std::min(Height(row), Height(b))) {
-      rows.emplace_back();
-      row = b;
-    }
-    Extend(&row, b);
-    rows.back().push_back(i);
-  }
-  std::vector<Line> lines;
-  for (std::vector<uint32_t>& r : rows) {
-    std::stable_sort(r.begin(), r.end(),
-                     [&](uint32_t a, uint32_t b) { return words[a].box.x0 < words[b].box.x0; });
-    // A soft hyphen poppler gave as a word of its own belongs to the word before it.
-    std::vector<Word> kept;
-    kept.reserve(r.size());
-    for (uint32_t i : r) {
-      Word& w = words[i];
-      if (w.text.empty()) {
-        if (w.soft_hyphen_end && !kept.empty()) kept.back().soft_hyphen_end = true;
-        continue;
-      }
-      if (!kept.empty()) kept.back().soft_hyphen_end = false;  // not at the line's end
-      kept.push_back(std::move(w));
-    }
-    if (!kept.empty()) lines.push_back(LineOf(std::move(kept), page));
-  }
-  return lines;
-}
-
 // Pages a running header or footer repeats on at least: a chapter's title over each of its
 // pages ("How to use bzip2") is one, not only the document's over half of them.
 constexpr size_t kRunningPages = 3;

@@ -59,6 +59,11 @@ void Extend(Box* a, const Box& b);
 // A line of `words` (left to right) on `page`: their box and largest font size.
 Line LineOf(std::vector<Word> words, int32_t page);
 
+// A page's words as lines across the whole page, top to bottom, each left to right (words of
+// two columns at the same height share a line here; ColumnsInReadingOrder splits them); a soft
+// hyphen given as a word of its own joins the word before it.
+std::vector<Line> PageLines(std::vector<Word> words, int32_t page);
+
 // A page's kept lines in reading order: between lines that cross a column gutter (a title over
 // both columns), each column top to bottom, then the next column. The lines are moved from, not
 // copied (a word is held once while the document is laid out). Linear in the page's words and
