@@ -16,6 +16,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "formats/internal/builder.h"
 
 namespace rpsum::formats::internal {
@@ -245,6 +247,10 @@ const GumboNode* ContentRoot(const GumboNode* document, bool* is_content) {
   return body != nullptr ? body : document;
 }
 
+// What gumbo's parse may take per byte of the page: the whole extraction of the costliest HTML
+// family takes 82 ns a byte at 4 MB on the 2-core build machine (bench/results/hostile.md).
+constexpr absl::Duration kGumboTimePerByte = absl::Nanoseconds(100);
+
 absl::Status TooDeep(int limit) {
   return absl::InvalidArgumentError(
       absl::StrCat("this HTML nests elements deeper than ", limit,
@@ -261,6 +267,19 @@ absl::StatusOr<Extracted> ExtractHtml(std::string_view input, const ExtractLimit
   std::string_view page = input;
   if (!rewritten.empty()) page = rewritten;
   if (absl::Status s = CheckDeadline(limits, "reading the HTML page"); !s.ok()) return s;
+  // Gumbo's parse cannot be stopped once it starts (it is linear after the scan): a page the
+  // deadline leaves too little time for is refused before it, so no parse runs far past it.
+  if (limits.deadline != absl::InfiniteFuture()) {
+    const absl::Duration parse = kGumboTimePerByte * static_cast<double>(page.size());
+    const absl::Duration left = limits.deadline - absl::Now();
+    if (left < parse) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("parsing this HTML page of ", page.size(), " bytes takes up to ",
+                       absl::ToInt64Milliseconds(parse), " ms, more than the ",
+                       std::max<int64_t>(0, absl::ToInt64Milliseconds(left)),
+                       " ms its deadline leaves; send a smaller page or allow more time"));
+    }
+  }
   TrackingAllocator alloc;
   GumboOptions options = kGumboDefaultOptions;
   options.allocator = &TrackingAllocator::Allocate;

@@ -211,6 +211,21 @@ TEST(MarkdownScan, BareLinksAreDroppedAsGfmAutolinksWere) {
             "Keep www.example.org in code and named links.");
 }
 
+// Gumbo's parse cannot be interrupted, so a page the deadline leaves too little time for is
+// refused before the parse (DEADLINE_EXCEEDED saying why), not after it.
+TEST(HtmlScan, APageTheDeadlineCannotCoverIsRefusedBeforeItsParse) {
+  std::string page = "<html><body>";
+  while (page.size() < (4U << 20)) page += "<p>The cache keeps the pages it read last.</p>\n";
+  ExtractLimits limits;
+  limits.deadline = absl::Now() + absl::Milliseconds(150);  // the parse may take 400 ms
+  const auto x = Extract(page, ContentType::kHtml, limits);
+  ASSERT_FALSE(x.ok());
+  EXPECT_EQ(x.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(x.status().message(), HasSubstr("ms its deadline leaves")) << x.status();
+  limits.deadline = absl::Now() + absl::Seconds(60);
+  EXPECT_TRUE(Extract(page, ContentType::kHtml, limits).ok());
+}
+
 // A PDF may draw at most max_pdf_glyphs_per_byte characters per byte of its own past the first
 // 262,144: 40 pages sharing one content stream of 7,800 words draw 312,000 from 72 KB and are
 // refused, naming the limit; with the limit off the same file is read whole.
