@@ -9,6 +9,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "model/internal/select.h"
 #include "model/select.h"
 
 namespace rpsum::model {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/internal/select.h"
 #include "model/select.h"
 
 namespace rpsum::model {

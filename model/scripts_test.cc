@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/document.h"
+#include "model/internal/select.h"
 #include "model/select.h"
 
 namespace rpsum::model {

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "model/document.h"
+#include "model/internal/select.h"
 #include "model/internal/state_geometry.h"
 
 namespace rpsum::model {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "model/internal/select.h"
 #include "testing/word_tokenizer.h"
 
 namespace rpsum::model {

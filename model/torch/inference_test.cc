@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "model/document.h"
+#include "model/internal/select.h"
 #include "model/select.h"
 #include "model/summarizer.h"
 #include "model/torch/checkpoint.h"

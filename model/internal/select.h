@@ -1,0 +1,55 @@
+// The selection's own parts (model/select.h has what callers outside model/ use): the
+// boilerplate tests, the greedy choice, fragments, the served scores and the document's state.
+// Internal to model/.
+#ifndef RPSUM_MODEL_INTERNAL_SELECT_H_
+#define RPSUM_MODEL_INTERNAL_SELECT_H_
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "model/select.h"
+
+namespace rpsum::model {
+
+// A heading that opens a boilerplate section, and a paragraph that is boilerplate by its words
+// (FindBoilerplate).
+bool IsBoilerplateHeading(std::string_view heading);
+bool IsBoilerplateText(std::string_view text);
+
+// Chooses among candidate units (parallel vectors: score, text, words) in score order under
+// the budget. Always returns at least one unit when there is one. Returns indices into the
+// vectors in ascending (document) order. Thread-safe.
+std::vector<int32_t> SelectByScore(const std::vector<float>& scores,
+                                   const std::vector<std::string_view>& texts,
+                                   const std::vector<int32_t>& words, const SelectOptions& options);
+
+// A fragment carries no statement of its own: a unit of at most kFragmentWords words ("The
+// details.", a split after "regex!"), or an introduction to what follows it, ending with ':' in
+// at most kIntroWords words ("For example:", "The bytecode breakdown:"). Alone in a summary it
+// reads as a defect, so SelectSummary treats it like a heading (docs/design.md, section 2).
+inline constexpr int64_t kFragmentWords = 3;
+inline constexpr int64_t kIntroWords = 8;
+bool IsFragment(std::string_view text, int64_t words);
+
+// (x - mean) / standard deviation of each value (all zeros when the values are all alike).
+std::vector<float> ZScores(const std::vector<float>& x);
+
+// The served score of each kept unit of `doc` from the network's logits: sigmoid(logit + w * z),
+// w = scoring.centrality_weight and z the unit's content-word centrality
+// (kFeatureContentCentrality) standardised over the kept units (0 when they are all alike). With
+// w = 0, the network's probability. Per document, so a unit's score never depends on what else
+// is in its batch. Thread-safe.
+std::vector<float> ServedScores(const PreparedDocument& doc, const std::vector<float>& logits,
+                                const ScoringConfig& scoring);
+
+// The document's state that the net_* features compare with (Candidate): the mean state of its
+// content units (not headings, fragments or, unless the options keep it, boilerplate), of every
+// kept unit when none is content. Empty without states.
+std::vector<double> DocumentState(const PreparedDocument& doc,
+                                  const std::vector<std::string_view>& texts, UnitStates states,
+                                  const SelectOptions& options = {});
+
+}  // namespace rpsum::model
+
+#endif  // RPSUM_MODEL_INTERNAL_SELECT_H_
