@@ -251,6 +251,20 @@ const GumboNode* ContentRoot(const GumboNode* document, bool* is_content) {
 // family takes 82 ns a byte at 4 MB on the 2-core build machine (bench/results/hostile.md).
 constexpr absl::Duration kGumboTimePerByte = absl::Nanoseconds(100);
 
+// Gumbo's parse cannot be stopped once it starts (it is linear after the scan): a page the
+// deadline leaves too little time for is refused before it, so no parse runs far past it.
+absl::Status ParseFitsDeadline(std::string_view page, const ExtractLimits& limits) {
+  if (limits.deadline == absl::InfiniteFuture()) return absl::OkStatus();
+  const absl::Duration parse = kGumboTimePerByte * static_cast<double>(page.size());
+  const absl::Duration left = limits.deadline - absl::Now();
+  if (left >= parse) return absl::OkStatus();
+  return absl::DeadlineExceededError(
+      absl::StrCat("parsing this HTML page of ", page.size(), " bytes takes up to ",
+                   absl::ToInt64Milliseconds(parse), " ms, more than the ",
+                   std::max<int64_t>(0, absl::ToInt64Milliseconds(left)),
+                   " ms its deadline leaves; send a smaller page or allow more time"));
+}
+
 absl::Status TooDeep(int limit) {
   return absl::InvalidArgumentError(
       absl::StrCat("this HTML nests elements deeper than ", limit,
@@ -267,19 +281,7 @@ absl::StatusOr<Extracted> ExtractHtml(std::string_view input, const ExtractLimit
   std::string_view page = input;
   if (!rewritten.empty()) page = rewritten;
   if (absl::Status s = CheckDeadline(limits, "reading the HTML page"); !s.ok()) return s;
-  // Gumbo's parse cannot be stopped once it starts (it is linear after the scan): a page the
-  // deadline leaves too little time for is refused before it, so no parse runs far past it.
-  if (limits.deadline != absl::InfiniteFuture()) {
-    const absl::Duration parse = kGumboTimePerByte * static_cast<double>(page.size());
-    const absl::Duration left = limits.deadline - absl::Now();
-    if (left < parse) {
-      return absl::DeadlineExceededError(
-          absl::StrCat("parsing this HTML page of ", page.size(), " bytes takes up to ",
-                       absl::ToInt64Milliseconds(parse), " ms, more than the ",
-                       std::max<int64_t>(0, absl::ToInt64Milliseconds(left)),
-                       " ms its deadline leaves; send a smaller page or allow more time"));
-    }
-  }
+  if (absl::Status s = ParseFitsDeadline(page, limits); !s.ok()) return s;
   TrackingAllocator alloc;
   GumboOptions options = kGumboDefaultOptions;
   options.allocator = &TrackingAllocator::Allocate;
