@@ -85,7 +85,10 @@ const rpsum::test::HostileFamily* Find(const std::string& name) {
 }
 
 const char* FormatOf(ContentType t) {
-  return t == ContentType::kHtml ? "html" : t == ContentType::kMarkdown ? "markdown" : "pdf";
+  return t == ContentType::kHtml       ? "html"
+         : t == ContentType::kMarkdown ? "markdown"
+         : t == ContentType::kDocx     ? "docx"
+                                       : "pdf";
 }
 
 // The slowest inputs per byte among `files` (a fuzzing corpus) of `format`: each of at least
@@ -242,7 +245,8 @@ int Run(int argc, char** argv) {
   nlohmann::json rows = nlohmann::json::array();
   // The well-formed baselines first: each family's large case is compared with its format's.
   std::vector<std::pair<std::string, rpsum::test::HostileFamily>> cases;
-  for (ContentType t : {ContentType::kHtml, ContentType::kMarkdown, ContentType::kPdf}) {
+  for (ContentType t :
+       {ContentType::kHtml, ContentType::kMarkdown, ContentType::kPdf, ContentType::kDocx}) {
     cases.push_back({std::string("well-formed/") + FormatOf(t), {"", t, nullptr}});
   }
   for (const auto& f : rpsum::test::HostileFamilies()) {

@@ -51,6 +51,7 @@ void ExpectLinear(std::string_view prefix, size_t small) {
 TEST(HostileGrowth, Html) { ExpectLinear("html/", 8 << 10); }
 TEST(HostileGrowth, Markdown) { ExpectLinear("md/", 8 << 10); }
 TEST(HostileGrowth, Pdf) { ExpectLinear("pdf/", 32 << 10); }
+TEST(HostileGrowth, Docx) { ExpectLinear("docx/", 32 << 10); }
 
 // Per byte, the families whose work a reader once spent out of proportion cost less than `bar`
 // times a well-formed document of the same format and size (the best of three of each).

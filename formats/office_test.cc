@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "model/document.h"
 #include "testing/source_dir.h"
+#include "testing/zip.h"
 
 namespace rpsum::formats {
 namespace {
@@ -20,35 +21,8 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-using Entries = std::vector<std::pair<std::string, std::string>>;
-
-// A zip archive of `entries`, in order (the first stored, as ODF and EPUB store "mimetype").
-std::string Zip(const Entries& entries) {
-  zip_error_t err;
-  zip_error_init(&err);
-  zip_source_t* src = zip_source_buffer_create(nullptr, 0, 0, &err);
-  zip_t* za = zip_open_from_source(src, ZIP_TRUNCATE, &err);
-  EXPECT_NE(za, nullptr);
-  zip_source_keep(src);
-  for (size_t i = 0; i < entries.size(); ++i) {
-    const auto& [name, data] = entries[i];
-    zip_source_t* s = zip_source_buffer(za, data.data(), data.size(), 0);
-    const zip_int64_t at = zip_file_add(za, name.c_str(), s, ZIP_FL_OVERWRITE);
-    EXPECT_GE(at, 0);
-    if (i == 0) zip_set_file_compression(za, at, ZIP_CM_STORE, 0);
-  }
-  EXPECT_EQ(zip_close(za), 0);
-  zip_source_open(src);
-  zip_source_seek(src, 0, SEEK_END);
-  const zip_int64_t size = zip_source_tell(src);
-  zip_source_seek(src, 0, SEEK_SET);
-  std::string out(static_cast<size_t>(size), '\0');
-  zip_source_read(src, out.data(), static_cast<zip_uint64_t>(size));
-  zip_source_close(src);
-  zip_source_free(src);
-  zip_error_fini(&err);
-  return out;
-}
+using Entries = test::ZipEntries;
+using test::Zip;
 
 constexpr std::string_view kDocxMime =
     "application/vnd.openxmlformats-officedocument.wordprocessingml.document";

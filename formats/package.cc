@@ -141,6 +141,11 @@ absl::Status WalkXml(std::string_view xml, std::string_view part, std::string_vi
                                 XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
   if (r.reader == nullptr) return absl::InternalError("libxml2 could not start a reader");
   std::unique_ptr<xmlTextReader, void (*)(xmlTextReaderPtr)> close(r.reader, xmlFreeTextReader);
+  // Some errors (a text node over 10 MB) reach libxml2's default handler, which writes to
+  // stderr whatever XML_PARSE_NOERROR says: a caller could fill the server's log. This handler
+  // drops them; xmlGetLastError still has the last one, which the refusal below quotes.
+  xmlTextReaderSetStructuredErrorHandler(
+      r.reader, [](void* /*data*/, xmlErrorPtr /*error*/) {}, nullptr);
   int ret = 0;
   for (uint64_t nodes = 1; (ret = xmlTextReaderRead(r.reader)) == 1; ++nodes) {
     if (nodes % 4096 == 0) {

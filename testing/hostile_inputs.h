@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "formats/formats.h"
+#include "testing/zip.h"
 
 namespace rpsum::test {
 
@@ -355,6 +356,45 @@ inline const std::vector<HostileFamily>& HostileFamilies() {
          }
          return pdf;
        }},
+      // DOCX (libzip, libxml2's reader), every entry stored so that a family's bytes are its
+      // XML's: runs and paragraphs of one letter (a word and a piece each), elements nested
+      // past the XML depth limit, a package of many entries, and a bomb (amplified: it inflates
+      // to the unpacked-bytes limit whatever its size).
+      {"docx/one-letter-runs", ContentType::kDocx,
+       [](size_t n) {
+         return StoredDocx(Repeat("<w:p>" + Repeat("<w:r><w:t>a</w:t></w:r>", 2200) + "</w:p>", n));
+       }},
+      {"docx/one-letter-paragraphs", ContentType::kDocx,
+       [](size_t n) { return StoredDocx(Repeat("<w:p><w:r><w:t>a</w:t></w:r></w:p>", n)); }},
+      {"docx/deep-nesting", ContentType::kDocx,
+       [](size_t n) {
+         return StoredDocx(Repeat("<w:sdt><w:sdtContent>", n / 2) + "<w:p/>" +
+                           Repeat("</w:sdtContent></w:sdt>", n / 2));
+       }},
+      {"docx/many-entries", ContentType::kDocx,
+       [](size_t n) {
+         ZipEntries e = {{"[Content_Types].xml", "<Types/>"}};
+         for (size_t i = 0; i < n / 120; ++i) {
+           e.emplace_back("word/media/image" + std::to_string(i) + ".png", "x");
+         }
+         e.emplace_back("word/document.xml",
+                        "<w:document xmlns:w=\"http://schemas.openxmlformats.org/"
+                        "wordprocessingml/2006/main\"><w:body><w:p><w:r><w:t>One paragraph."
+                        "</w:t></w:r></w:p></w:body></w:document>");
+         return Zip(e, /*store=*/true);
+       }},
+      {"docx/bomb", ContentType::kDocx,
+       [](size_t n) {
+         // Deflate packs a run of one byte about a thousandfold; past 72 MB the reader has
+         // stopped at its unpacked-bytes limit (64 MiB), so no larger bomb is built.
+         return Zip({{"[Content_Types].xml", "<Types/>"},
+                     {"word/document.xml",
+                      "<w:document xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/"
+                      "2006/main\"><w:body><w:p><w:r><w:t>" +
+                          std::string(std::min<size_t>(n * 1000, size_t{72} << 20), 'a') +
+                          "</w:t></w:r></w:p></w:body></w:document>"}});
+       },
+       /*amplified=*/true},
   };
   return *families;
 }
@@ -379,9 +419,17 @@ inline std::string WellFormed(formats::ContentType type, size_t bytes) {
           bytes);
     case ContentType::kPdf:
       return ProsePdf(bytes);
+    case ContentType::kDocx:
+      return StoredDocx(Repeat(
+          "<w:p><w:pPr><w:pStyle w:val=\"Heading2\"/></w:pPr><w:r><w:t>Caching</w:t></w:r></w:p>"
+          "<w:p><w:r><w:t xml:space=\"preserve\">The cache keeps </w:t></w:r><w:r><w:rPr><w:b/>"
+          "</w:rPr><w:t>recent</w:t></w:r><w:r><w:t xml:space=\"preserve\"> pages in memory and "
+          "evicts the least recently used ones, so that a second read costs nothing.</w:t></w:r>"
+          "</w:p>",
+          bytes));
     case ContentType::kText:
-    case ContentType::kDocx:  // no hostile families of packages yet: text stands in
-    case ContentType::kOdt:
+    case ContentType::kOdt:  // no hostile families of ODT or EPUB: text stands in
+
     case ContentType::kEpub:
       break;
   }
