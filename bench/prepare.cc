@@ -2,8 +2,9 @@
 // SentencePiece, the unit features), before and after preparation computed only the feature
 // columns the served checkpoint reads (model/model_config.h FeatureColumnsRead), side by side in
 // one run, on documents of about 2,000 and 10,000 words built from the given text. "Before" is
-// every column plus the request's budget columns (model::SetBudgetFeatures), as every request
-// computed them until then; "after" is what the server does now. Medians of 15 interleaved runs.
+// every column, as every request computed them until then (with the budget columns, removed
+// after 3ad3e94, which bench/results/prepare.md's run still set); "after" is what the server
+// does now. Medians of 15 interleaved runs.
 // The columns the checkpoint reads must come out equal in both, or it exits 1.
 //   usage: bench-prepare MODEL_DIR TEXT_FILE > bench/results/prepare.md
 #include <algorithm>
@@ -69,8 +70,6 @@ int main(int argc, char** argv) {
   before.max_tokens_per_unit = config->tokenizer.max_tokens_per_unit;
   rpsum::model::PrepareOptions after = before;
   after.columns = rpsum::model::FeatureColumnsRead(*config);
-  const bool budget = after.columns[rpsum::model::kFeatureBudgetWords] ||
-                      after.columns[rpsum::model::kFeatureBudgetShare];
   std::printf("Columns read by %s (version %s): %s of %d.\n\n", dir.c_str(),
               config->version.c_str(), after.columns.to_string().c_str(),
               rpsum::model::kNumFeatures);
@@ -88,13 +87,11 @@ int main(int argc, char** argv) {
       auto t0 = std::chrono::steady_clock::now();
       auto p = rpsum::model::Prepare(input, *tok, before);
       if (!p.ok()) return 1;
-      rpsum::model::SetBudgetFeatures(&*p, 250);
       tb.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       last_before = *std::move(p);
       t0 = std::chrono::steady_clock::now();
       auto q = rpsum::model::Prepare(input, *tok, after);
       if (!q.ok()) return 1;
-      if (budget) rpsum::model::SetBudgetFeatures(&*q, 250);
       ta.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       last_after = *std::move(q);
     }

@@ -134,24 +134,10 @@ struct PreparedDocument {
 // preparation keeps in memory.
 int64_t HeldBytes(const PreparedDocument& doc);
 
-// The budget columns of the unit features (kFeatureBudgetWords, kFeatureBudgetShare) for a
-// summary of at most `budget_words` words of a document of `document_words` words:
-// clamp((log2(budget) - 4) / 4, 0, 2) (16 words 0, 256 words 1) and
-// clamp((log2(budget / document) + 8) / 8, 0, 1) (1/256 of the document 0, all of it 1).
-// A budget under one word counts as one; a document of no words as one.
-std::array<float, 2> BudgetFeatures(double budget_words, int64_t document_words);
-
-// The budget Prepare assumes until SetBudgetFeatures is called: the API's default max_words.
-inline constexpr double kDefaultBudgetWords = 100;
-
-// Sets the budget columns of every kept unit of `doc` (BudgetFeatures of doc->total_words).
-void SetBudgetFeatures(PreparedDocument* doc, double budget_words);
-
 // Validates and prepares one input. Errors (InvalidArgument, with the limit and the actual
 // value, or the byte offset, in the message): empty or whitespace-only document, invalid
 // UTF-8, NUL bytes, over max_document_bytes, an empty pre-split sentence, too many tokens or
-// sentences under TruncationPolicy::kReject. The budget columns are kDefaultBudgetWords'.
-// Thread-safe (the tokenizer is).
+// sentences under TruncationPolicy::kReject. Thread-safe (the tokenizer is).
 absl::StatusOr<PreparedDocument> Prepare(const DocumentInput& input, const Tokenizer& tokenizer,
                                          const PrepareOptions& options);
 

@@ -434,52 +434,6 @@ TEST_F(PrepareTest, SectionFeatures) {
   EXPECT_EQ(flat->features[kNumFeatures + kFeatureSectionStart], 0.f);
 }
 
-// The budget features (model_config.h): the budget's words on a log scale and its share of the
-// document's words, clamped; every unit of a document carries the same; Prepare assumes the
-// API's default budget until SetBudgetFeatures sets the request's.
-TEST(BudgetFeaturesTest, Values) {
-  EXPECT_FLOAT_EQ(BudgetFeatures(16, 4096)[0], 0.f);
-  EXPECT_FLOAT_EQ(BudgetFeatures(256, 4096)[0], 1.f);
-  EXPECT_FLOAT_EQ(BudgetFeatures(64, 4096)[0], 0.5f);
-  EXPECT_FLOAT_EQ(BudgetFeatures(100000, 4096)[0], 2.f);  // clamped
-  EXPECT_FLOAT_EQ(BudgetFeatures(0, 4096)[0], 0.f);       // under one word: one
-  EXPECT_FLOAT_EQ(BudgetFeatures(16, 4096)[1], 0.f);      // 1/256 of the document
-  EXPECT_FLOAT_EQ(BudgetFeatures(256, 4096)[1], 0.5f);    // 1/16
-  EXPECT_FLOAT_EQ(BudgetFeatures(4096, 4096)[1], 1.f);
-  EXPECT_FLOAT_EQ(BudgetFeatures(9000, 4096)[1], 1.f);  // clamped
-  EXPECT_FLOAT_EQ(BudgetFeatures(1, 0)[1], 1.f);        // an empty document counts one word
-  // Monotone in the budget, and the share falls as the document grows.
-  EXPECT_LT(BudgetFeatures(40, 2000)[0], BudgetFeatures(80, 2000)[0]);
-  EXPECT_LT(BudgetFeatures(40, 2000)[1], BudgetFeatures(80, 2000)[1]);
-  EXPECT_GT(BudgetFeatures(40, 2000)[1], BudgetFeatures(40, 4000)[1]);
-}
-
-TEST_F(PrepareTest, BudgetFeaturesOfEveryUnit) {
-  DocumentInput in;
-  in.document = "Motivation\nThe queue grows without bound. Requests time out. Users retry.";
-  auto p = Prepare(in, *tokenizer_, PrepareOptions());
-  ASSERT_TRUE(p.ok());
-  ASSERT_EQ(p->kept.size(), 4u);
-  ASSERT_EQ(p->total_words, 11);
-  const std::array<float, 2> assumed = BudgetFeatures(kDefaultBudgetWords, 11);
-  const std::array<float, 2> asked = BudgetFeatures(5, 11);
-  ASSERT_NE(assumed, asked);
-  for (size_t u = 0; u < 4; ++u) {
-    EXPECT_EQ(p->features[u * kNumFeatures + kFeatureBudgetWords], assumed[0]) << u;
-    EXPECT_EQ(p->features[u * kNumFeatures + kFeatureBudgetShare], assumed[1]) << u;
-  }
-  const std::vector<float> before = p->features;
-  SetBudgetFeatures(&*p, 5);
-  for (size_t u = 0; u < 4; ++u) {
-    for (int c = 0; c < kNumFeatures; ++c) {
-      const float want = c == kFeatureBudgetWords   ? asked[0]
-                         : c == kFeatureBudgetShare ? asked[1]
-                                                    : before[u * kNumFeatures + c];
-      EXPECT_EQ(p->features[u * kNumFeatures + c], want) << u << " " << c;
-    }
-  }
-}
-
 // Prepare computes the columns PrepareOptions::columns asks for, each as it would with every
 // column, and leaves the others 0; a served checkpoint asks for the ones it reads
 // (FeatureColumnsRead: the network's, the centrality its score weighs, the title overlap its
@@ -496,16 +450,16 @@ TEST_F(PrepareTest, OnlyTheAskedColumnsAreComputed) {
   shipped.architecture.num_features = 6;
   shipped.scoring.centrality_weight = 0.2;
   const std::bitset<kNumFeatures> read = FeatureColumnsRead(shipped);
-  EXPECT_EQ(read.to_string(), "000010111111");  // columns 0-5 and 7
+  EXPECT_EQ(read.to_string(), "0010111111");  // columns 0-5 and 7
   ModelConfig titled = shipped;
   titled.architecture.num_features = 4;
   titled.scoring.rerank.top_k = 8;
   titled.scoring.rerank.weights.assign(kNumRerankFeatures, 0.0);
   titled.scoring.rerank.weights[kRerankTitleShare] = 1;
-  EXPECT_EQ(FeatureColumnsRead(titled).to_string(), "000010011111");
-  titled.architecture.feature_columns = {9, 11, 0};
+  EXPECT_EQ(FeatureColumnsRead(titled).to_string(), "0010011111");
+  titled.architecture.feature_columns = {9, 8, 0};
   titled.architecture.num_features = 3;
-  EXPECT_EQ(FeatureColumnsRead(titled).to_string(), "101010010001");
+  EXPECT_EQ(FeatureColumnsRead(titled).to_string(), "1110010001");
   for (const std::bitset<kNumFeatures>& columns :
        {read, FeatureColumnsRead(titled), std::bitset<kNumFeatures>()}) {
     PrepareOptions o;

@@ -100,21 +100,6 @@ std::vector<std::array<float, 2>> SectionPositions(const std::vector<Unit>& unit
 
 }  // namespace
 
-std::array<float, 2> BudgetFeatures(double budget_words, int64_t document_words) {
-  const double budget = std::max(1.0, budget_words);
-  const double words = static_cast<double>(std::max<int64_t>(1, document_words));
-  return {static_cast<float>(std::clamp((std::log2(budget) - 4) / 4, 0.0, 2.0)),
-          static_cast<float>(std::clamp((std::log2(budget / words) + 8) / 8, 0.0, 1.0))};
-}
-
-void SetBudgetFeatures(PreparedDocument* doc, double budget_words) {
-  const std::array<float, 2> f = BudgetFeatures(budget_words, doc->total_words);
-  for (size_t row = 0; row + kNumFeatures <= doc->features.size(); row += kNumFeatures) {
-    doc->features[row + kFeatureBudgetWords] = f[0];
-    doc->features[row + kFeatureBudgetShare] = f[1];
-  }
-}
-
 void AddModelInput(const DocumentInput& in, const Tokenizer& tokenizer,
                    const std::vector<std::vector<int32_t>>& pieces, const std::vector<char>& keep,
                    const std::bitset<kNumFeatures>& want, PreparedDocument* out) {
@@ -139,7 +124,6 @@ void AddModelInput(const DocumentInput& in, const Tokenizer& tokenizer,
       want[kFeatureSectionPosition] || want[kFeatureSectionStart]
           ? SectionPositions(out->units)
           : std::vector<std::array<float, 2>>(out->units.size(), {0.f, 0.f});
-  const std::array<float, 2> budget = BudgetFeatures(kDefaultBudgetWords, out->total_words);
   out->features.reserve(kept_count * kNumFeatures);
   for (int64_t i = 0; i < n; ++i) {
     if (!keep[i]) continue;
@@ -159,9 +143,7 @@ void AddModelInput(const DocumentInput& in, const Tokenizer& tokenizer,
         centrality[k][0],
         centrality[k][1],
         in_section[i][0],
-        in_section[i][1],
-        budget[0],
-        budget[1]};
+        in_section[i][1]};
     for (int c = 0; c < kNumFeatures; ++c) {
       if (!want[c]) f[c] = 0.f;
     }

@@ -124,6 +124,17 @@ absl::Status ValidateArchitecture(const Architecture& a) {
   RPSUM_RETURN_IF_ERROR(Range("architecture.unit_layers", a.unit_layers, 0, 64));
   RPSUM_RETURN_IF_ERROR(Range("architecture.max_clip_distance", a.max_clip_distance, 1, 4096));
   RPSUM_RETURN_IF_ERROR(Range("architecture.unit_clip_distance", a.unit_clip_distance, 1, 4096));
+  const bool reads_budget =
+      a.feature_columns.empty()
+          ? a.num_features == kNumFeatures + 1 || a.num_features == kNumFeatures + 2
+          : std::any_of(a.feature_columns.begin(), a.feature_columns.end(),
+                        [](int64_t c) { return c == kNumFeatures || c == kNumFeatures + 1; });
+  if (reads_budget) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "config.json: the network reads the summary's budget (feature columns 10 and 11), a "
+        "study that rpsum no longer serves (removed after commit ",
+        kBudgetColumnsRemovedAfter, "); serve this checkpoint with rpsum at that commit"));
+  }
   RPSUM_RETURN_IF_ERROR(Range("architecture.num_features", a.num_features, 0, kNumFeatures));
   if (!a.feature_columns.empty()) {
     if (static_cast<int64_t>(a.feature_columns.size()) != a.num_features) {

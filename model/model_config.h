@@ -18,11 +18,12 @@ namespace rpsum::model {
 // over the kept units (docs/design.md, section 2): ROUGE-1 F1 of the unit against the rest of
 // the document, and cosine similarity of its content words with the rest's, each divided by
 // the document's largest; then the unit's place in its section (the units between two
-// headings): its index there over the section's unit count, and 1 for a section's first unit;
-// then the summary's budget, the same for every unit of a document (model/document.h
-// BudgetFeatures): its words on a log scale, and its share of the document's words.
-// A checkpoint reads the first architecture.num_features columns, or its feature_columns.
-inline constexpr int kNumFeatures = 12;
+// headings): its index there over the section's unit count, and 1 for a section's first unit.
+// A checkpoint reads the first architecture.num_features columns, or its feature_columns. (Two
+// more columns, 10 and 11, gave the summary's budget: a study removed after commit
+// kBudgetColumnsRemovedAfter, whose checkpoints are refused.)
+inline constexpr int kNumFeatures = 10;
+inline constexpr const char* kBudgetColumnsRemovedAfter = "3ad3e94";
 inline constexpr int kNumFeaturesV1 = 6;
 // The columns of the title overlap (summary-level reranking) and of the content-word
 // centrality (ScoringConfig).
@@ -31,8 +32,6 @@ inline constexpr int kFeatureRougeCentrality = 6;
 inline constexpr int kFeatureContentCentrality = 7;
 inline constexpr int kFeatureSectionPosition = 8;
 inline constexpr int kFeatureSectionStart = 9;
-inline constexpr int kFeatureBudgetWords = 10;
-inline constexpr int kFeatureBudgetShare = 11;
 
 struct Architecture {
   int64_t vocab_size = 8000;

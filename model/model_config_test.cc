@@ -2,6 +2,7 @@
 
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -94,6 +95,19 @@ TEST(ModelConfig, StudyCheckpointsAreRefusedNamingTheCommit) {
     EXPECT_NE(s.message().find(key), std::string::npos) << s;
     EXPECT_NE(s.message().find(kStudiesRemovedAfter), std::string::npos) << s;
   }
+  // The budget columns (10 and 11), read by the first columns or by name.
+  for (const auto& [n, columns] : std::vector<std::pair<int, nlohmann::json>>{
+           {kNumFeatures + 2, nullptr},
+           {kNumFeatures + 1, nullptr},
+           {8, {0, 1, 2, 3, 4, 5, kNumFeatures, kNumFeatures + 1}},
+           {7, {0, 1, 2, 3, 4, 5, kNumFeatures + 1}}}) {
+    auto study = config;
+    study["architecture"]["num_features"] = n;
+    if (!columns.is_null()) study["architecture"]["feature_columns"] = columns;
+    const absl::Status s = ModelConfig::FromJson(study.dump()).status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << n;
+    EXPECT_NE(s.message().find(kBudgetColumnsRemovedAfter), std::string::npos) << s;
+  }
 }
 
 // scoring.rerank (summary-level reranking) is written only when on, by feature name.
@@ -168,10 +182,10 @@ TEST(ModelConfig, RejectsWhatItDoesNotUnderstand) {
   const auto scoring_key =
       code(R"({"format":"rpsum-checkpoint","format_version":1,"scoring":{"mmr":1}})");
   EXPECT_NE(scoring_key.message().find("scoring.mmr"), std::string::npos) << scoring_key;
-  // One more feature than preparation makes.
+  // More features than preparation makes (past the two removed budget columns, below).
   const auto features =
       code(absl::StrCat(R"({"format":"rpsum-checkpoint","format_version":1,)",
-                        R"("architecture":{"num_features":)", kNumFeatures + 1, "}}"));
+                        R"("architecture":{"num_features":)", kNumFeatures + 3, "}}"));
   EXPECT_NE(features.message().find("architecture.num_features"), std::string::npos) << features;
 }
 
@@ -223,7 +237,7 @@ TEST(ModelConfig, FeatureColumns) {
   for (const auto& [columns, n, says] : std::vector<std::tuple<std::string, int, const char*>>{
            {"[0,1]", 3, "lists 2 columns; num_features is 3"},
            {"[0,1,1]", 3, "column 1 twice"},
-           {absl::StrCat("[0,1,", kNumFeatures, "]"), 3, "architecture.feature_columns[]"},
+           {absl::StrCat("[0,1,", kNumFeatures + 2, "]"), 3, "architecture.feature_columns[]"},
            {"[0,-1,2]", 3, "architecture.feature_columns[]"}}) {
     const absl::Status s = status_of(columns, n);
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << columns;

@@ -96,13 +96,6 @@ std::vector<OutlineSection> SummarizeSections(const PreparedDocument& doc,
                                               const SelectOptions& options,
                                               const std::vector<bool>& headings = {});
 
-// The budget in words that the network's budget features read (model/document.h
-// SetBudgetFeatures; the service sets them from each request's budget after preparing): words
-// as given; a ratio of the whole input's words, as SelectSummary counts it; sentences times the
-// mean words of the kept units other than headings (of all kept units when they are all
-// headings), since the summary's own words are not known before the selection.
-double BudgetWords(const Budget& budget, const PreparedDocument& doc);
-
 // One candidate summary of the reranking: kept-unit indices, ascending, and its features in
 // kRerankFeatureNames order (model/model_config.h), before standardisation:
 //   mean_score, max_score, min_score: the units' served scores (the mean weighted by words);

@@ -278,12 +278,6 @@ void SummarizerService::PrepareThen(const std::shared_ptr<Call>& call,
       return;
     }
     call->prepared = *std::move(prepared);
-    // A network that reads the budget reads the request's (model/document.h BudgetFeatures).
-    const auto columns = model::FeatureColumnsRead(model_->description().config);
-    if (columns[model::kFeatureBudgetWords] || columns[model::kFeatureBudgetShare]) {
-      model::SetBudgetFeatures(&call->prepared,
-                               model::BudgetWords(call->plan.select.budget, call->prepared));
-    }
     call->prepared_at = clock_->Now();
     const int64_t tokens = call->prepared.num_tokens();
     call->k =

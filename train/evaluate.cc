@@ -37,9 +37,6 @@ std::vector<EvalDoc> PrepareCorpus(const std::vector<CorpusRecord>& records,
       d.words.push_back(d.prepared.units[u].words);
     }
     d.reference_words = CountWords(r.summary);
-    // The network's budget columns read the budget the served selection uses.
-    SetBudgetFeatures(&d.prepared,
-                      BudgetWords(ServedOptions(d, RerankConfig()).budget, d.prepared));
     if (with_oracle) d.oracle = GreedyOracle(d.texts, r.summary);
     out.push_back(std::move(d));
   }

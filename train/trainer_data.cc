@@ -52,7 +52,6 @@ void Label(const TrainOptions& o, TrainingData* data, int64_t* positives, int64_
       CorpusRecord* record = &data->train_records[d.record - data->train_records.data()];
       record->summary = PseudoSummary(&d, o.pseudo_ratio);
       d.oracle = GreedyOracle(d.texts, record->summary);
-      model::SetBudgetFeatures(&d.prepared, CountWords(record->summary));
     }
     TrainDoc t{&d.prepared, TrainingLabels(d.texts, d.record->summary, d.oracle, o.soft_labels)};
     *positives += static_cast<int64_t>(d.oracle.size());

@@ -1,6 +1,6 @@
 // The unit features of a prepared document (model/model_config.h lists the columns): the
 // second half of model::Prepare, after the units are tokenized and the kept ones chosen.
-// Internal to model/; BudgetFeatures and SetBudgetFeatures are declared in model/document.h.
+// Internal to model/.
 #ifndef RPSUM_MODEL_INTERNAL_FEATURES_H_
 #define RPSUM_MODEL_INTERNAL_FEATURES_H_
 

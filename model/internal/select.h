@@ -50,6 +50,12 @@ std::vector<double> DocumentState(const PreparedDocument& doc,
                                   const std::vector<std::string_view>& texts, UnitStates states,
                                   const SelectOptions& options = {});
 
+// The budget in words that an outline shares among its sections: words as given; a ratio of
+// the whole input's words, as SelectSummary counts it; sentences times the mean words of the
+// kept units other than headings (of all kept units when they are all headings), since the
+// summary's own words are not known before the selection.
+double BudgetWords(const Budget& budget, const PreparedDocument& doc);
+
 }  // namespace rpsum::model
 
 #endif  // RPSUM_MODEL_INTERNAL_SELECT_H_

@@ -597,60 +597,6 @@ TEST(Server, DrainAnswersEveryAcceptedRequest) {
   EXPECT_EQ(s->service->in_flight(), 0);
 }
 
-// A network that reads the budget columns reads each request's own budget (model/document.h
-// BudgetFeatures) on every unit, whatever kind of budget the request sets; the API's default when
-// it sets none. For a network that does not read them (v2.4) they are not computed: 0.
-TEST(Server, TheModelReadsEachRequestsBudget) {
-  auto s = StartServer(HeldFake());
-  ASSERT_NE(s, nullptr);
-  s->fake.mutable_description()->config.architecture.num_features = model::kNumFeatures;
-  Mutex mu;
-  std::vector<std::array<float, 2>> seen;  // per scored document, when all its units agree
-  s->fake.set_hook([&](const std::vector<const model::PreparedDocument*>& docs) {
-    for (const auto* d : docs) {
-      const size_t n = d->kept.size();
-      std::array<float, 2> f = {d->features[model::kFeatureBudgetWords],
-                                d->features[model::kFeatureBudgetShare]};
-      for (size_t u = 1; u < n; ++u) {
-        if (d->features[u * model::kNumFeatures + model::kFeatureBudgetWords] != f[0] ||
-            d->features[u * model::kNumFeatures + model::kFeatureBudgetShare] != f[1]) {
-          f = {-1, -1};
-        }
-      }
-      MutexLock lock(&mu);
-      seen.push_back(f);
-    }
-    return absl::OkStatus();
-  });
-  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(s->port),
-                                     grpc::InsecureChannelCredentials());
-  auto stub = v1::Summarizer::NewStub(channel);
-  // 10 words in 4 sentences: 2.5 words a unit.
-  const std::string doc = "One two three four. Five six. Seven eight nine. Ten.";
-  std::vector<v1::SummarizeRequest> requests(4);
-  requests[0].set_max_words(7);
-  requests[1].set_ratio(0.5f);
-  requests[2].set_max_sentences(3);
-  const double want_words[4] = {7, 5, 7.5, model::kDefaultBudgetWords};
-  for (size_t i = 0; i < requests.size(); ++i) {
-    requests[i].set_document(doc);
-    v1::SummarizeResponse resp;
-    grpc::ClientContext ctx;
-    ASSERT_TRUE(stub->Summarize(&ctx, requests[i], &resp).ok()) << i;
-    MutexLock lock(&mu);
-    ASSERT_EQ(seen.size(), i + 1);
-    const std::array<float, 2> want = model::BudgetFeatures(want_words[i], 10);
-    EXPECT_EQ(seen[i], want) << "request " << i << ": " << seen[i][0] << " " << seen[i][1];
-  }
-  s->fake.mutable_description()->config.architecture.num_features = model::kNumFeaturesV1;
-  v1::SummarizeResponse resp;
-  grpc::ClientContext ctx;
-  ASSERT_TRUE(stub->Summarize(&ctx, requests[0], &resp).ok());
-  MutexLock lock(&mu);
-  ASSERT_EQ(seen.size(), requests.size() + 1);
-  EXPECT_EQ(seen.back(), (std::array<float, 2>{0, 0}));
-}
-
 // A model whose reranking reads the unit states (scoring.rerank's net_* weights, v2.4): the
 // service hands the states the model returned to the selection. Units 0 and 1 have the same
 // state, unit 2 another, unit 3 between them; weighting net_coverage alone chooses {0, 2}, where

@@ -8,6 +8,7 @@
 # new ones (rpsum-train WidenFeatureProjection). The pre-training is scripts/train-model's first
 # stage in runs/rpsum-ext-v2-pt (v2.3's: its train.log equals models/rpsum-ext/results/pretrain.log).
 #   command.sh    the fine-tuning into runs/budget, resumable, then both valid splits
+# The budget columns were removed from the product after 3ad3e94: run this at that commit.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."  # the checkout
 source scripts/cpu-env
