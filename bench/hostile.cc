@@ -258,7 +258,7 @@ int Run(int argc, char** argv) {
       "| case | outcome | us/KB at %zu KB | us/KB at %zu KB | ratio | x well-formed | "
       "peak RSS MB |\n| --- | --- | --- | --- | --- | --- | --- |\n",
       small >> 10, large >> 10);
-  double baseline[3] = {0, 0, 0};
+  std::map<ContentType, double> baseline;  // the well-formed document's time at the large size
   for (const auto& [name, f] : cases) {
     const bool well = f.make == nullptr;
     const std::string a = well ? rpsum::test::WellFormed(f.type, small) : f.make(small);
@@ -272,10 +272,9 @@ int Run(int argc, char** argv) {
       outcome = t.outcome;
     }
     const double pa = Median(ta), pb = Median(tb);
-    const int fmt = f.type == ContentType::kHtml ? 0 : f.type == ContentType::kMarkdown ? 1 : 2;
     const double seconds_large = pb * static_cast<double>(b.size());
-    if (well) baseline[fmt] = seconds_large;
-    const double vs_well = baseline[fmt] > 0 ? seconds_large / baseline[fmt] : 0;
+    if (well) baseline[f.type] = seconds_large;
+    const double vs_well = baseline[f.type] > 0 ? seconds_large / baseline[f.type] : 0;
     const int64_t rss = PeakRssKb(argv[0], name, large);
     std::printf("| %s | %s | %.3f | %.3f | %.2f | %.2f | %.0f |\n", name.c_str(), outcome.c_str(),
                 pa * 1e6 * 1024, pb * 1e6 * 1024, pb / pa, vs_well,

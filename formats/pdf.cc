@@ -313,13 +313,17 @@ absl::StatusOr<std::vector<Word>> DisplayWords(PDFDoc* doc, int page, GlyphCount
   if (dev->full()) return words;
   const std::unique_ptr<TextWordList> list = dev->makeWordList();
   words.reserve(static_cast<size_t>(list->getLength()));
+  absl::flat_hash_map<const TextFontInfo*, bool> mono;  // IsMonospaced, once per font
   for (int i = 0; i < list->getLength(); ++i) {
     const TextWord* w = list->get(i);
     const std::unique_ptr<GooString> text(w->getText());
     Box box;
     w->getBBox(&box.x0, &box.y0, &box.x1, &box.y1);
     words.push_back(MakeWord(text->toStr(), box, w->getFontSize()));
-    words.back().mono = IsMonospaced(w->getFontInfo(0));
+    const TextFontInfo* font = w->getFontInfo(0);
+    auto [at, added] = mono.try_emplace(font, false);
+    if (added) at->second = IsMonospaced(font);
+    words.back().mono = at->second;
   }
   return words;
 }

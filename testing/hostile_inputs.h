@@ -6,6 +6,7 @@
 #define RPSUM_TESTING_HOSTILE_INPUTS_H_
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -399,6 +400,30 @@ inline const std::vector<HostileFamily>& HostileFamilies() {
   return *families;
 }
 
+// A well-formed DOCX of about `bytes`, deflated as word processors write it: paragraphs of
+// pseudo-random words (a fixed seed), headings among them, so that it packs about as much as
+// prose does, not the thousandfold of a repeated paragraph.
+inline std::string DeflatedDocx(size_t bytes) {
+  std::string docx;
+  for (size_t xml = 3 * bytes; docx.size() < bytes; xml += xml / 4 + 1) {
+    std::string body;
+    uint32_t seed = 12345;
+    const auto next = [&seed] { return seed = seed * 1103515245u + 12345u; };
+    for (int p = 0; body.size() < xml; ++p) {
+      body += p % 8 == 0 ? "<w:p><w:pPr><w:pStyle w:val=\"Heading2\"/></w:pPr><w:r><w:t>"
+                         : "<w:p><w:r><w:t xml:space=\"preserve\">";
+      for (int w = 0; w < (p % 8 == 0 ? 3 : 24); ++w) {
+        const int letters = 2 + static_cast<int>((next() >> 16) % 8);
+        for (int l = 0; l < letters; ++l) body += static_cast<char>('a' + (next() >> 16) % 26);
+        body += w % 12 == 11 ? ". " : " ";
+      }
+      body += "</w:t></w:r></w:p>";
+    }
+    docx = Docx(body, /*store=*/false);
+  }
+  return docx;
+}
+
 // A well-formed document of `type` of about `bytes`, to time the families against.
 inline std::string WellFormed(formats::ContentType type, size_t bytes) {
   using formats::ContentType;
@@ -420,13 +445,7 @@ inline std::string WellFormed(formats::ContentType type, size_t bytes) {
     case ContentType::kPdf:
       return ProsePdf(bytes);
     case ContentType::kDocx:
-      return StoredDocx(Repeat(
-          "<w:p><w:pPr><w:pStyle w:val=\"Heading2\"/></w:pPr><w:r><w:t>Caching</w:t></w:r></w:p>"
-          "<w:p><w:r><w:t xml:space=\"preserve\">The cache keeps </w:t></w:r><w:r><w:rPr><w:b/>"
-          "</w:rPr><w:t>recent</w:t></w:r><w:r><w:t xml:space=\"preserve\"> pages in memory and "
-          "evicts the least recently used ones, so that a second read costs nothing.</w:t></w:r>"
-          "</w:p>",
-          bytes));
+      return DeflatedDocx(bytes);
     case ContentType::kText:
     case ContentType::kOdt:  // no hostile families of ODT or EPUB: text stands in
 

@@ -46,16 +46,18 @@ inline std::string Zip(const ZipEntries& entries, bool store = false) {
   return out;
 }
 
-// A DOCX of `body` (the children of w:body), every entry stored (its bytes are its XML's).
-inline std::string StoredDocx(const std::string& body) {
+// A DOCX of `body` (the children of w:body), every entry stored (its bytes are its XML's), or
+// deflated as word processors write it.
+inline std::string Docx(const std::string& body, bool store) {
   return Zip({{"[Content_Types].xml", "<Types/>"},
               {"word/document.xml",
                "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>"
                "<w:document xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/"
                "main\"><w:body>" +
                    body + "<w:sectPr/></w:body></w:document>"}},
-             /*store=*/true);
+             store);
 }
+inline std::string StoredDocx(const std::string& body) { return Docx(body, /*store=*/true); }
 
 }  // namespace rpsum::test
 
