@@ -97,6 +97,7 @@ const char* FormatOf(ContentType t) {
 ContentType TypeNamed(const std::string& format) {
   return format == "html"       ? ContentType::kHtml
          : format == "markdown" ? ContentType::kMarkdown
+         : format == "docx"     ? ContentType::kDocx
                                 : ContentType::kPdf;
 }
 
