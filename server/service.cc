@@ -271,6 +271,8 @@ void SummarizerService::PrepareThen(const std::shared_ptr<Call>& call,
     }
     model::PrepareOptions prepare = prepare_options(call->plan.truncation);
     prepare.deadline = call->info.deadline;
+    // Estimate reads the tokens and units, never a feature column: the cheap path.
+    if (call->estimate != nullptr) prepare.columns.reset();
     absl::StatusOr<model::PreparedDocument> prepared =
         model::Prepare(call->plan.input, model_->tokenizer(), prepare);
     if (!prepared.ok()) {
