@@ -16,9 +16,10 @@ tmp=$(mktemp -d)
 pids=()
 stop() { for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; }
 trap 'stop; rm -rf "$tmp"' EXIT
-api=127.0.0.1:50251; health=127.0.0.1:50252; pyapi=127.0.0.1:50261
+read -r p1 p2 p3 p4 < <(/usr/bin/python3 tests/e2e/free_ports.py 4)
+api=127.0.0.1:$p1; health=127.0.0.1:$p2; metrics=127.0.0.1:$p3; pyapi=127.0.0.1:$p4
 "$build/server/rpsum-server" --model_dir "$model" --listen $api --health_listen $health \
-  --metrics_listen 127.0.0.1:50253 --threads 2 >"$tmp/server.log" 2>&1 &
+  --metrics_listen $metrics --threads 2 >"$tmp/server.log" 2>&1 &
 pids+=($!)
 /usr/bin/python3 bench/python_server/rpsum_py_server.py --model "$model" --listen $pyapi --threads 2 >"$tmp/py.log" 2>&1 &
 pids+=($!)
