@@ -16,7 +16,6 @@ namespace rpsum::train {
 namespace {
 
 namespace fs = std::filesystem;
-using model::CountWords;
 using model::kFeatureContentCentrality;
 using model::kNumFeatures;
 using model::kNumFeaturesV1;
