@@ -312,7 +312,7 @@ void SummarizerService::HandleSummarize(CallInfo info, const v1::SummarizeReques
     const auto& config = model_->description().config;
     const int64_t tokens = call->prepared.num_tokens();
     // A long document runs in the large-document lane from here on, whatever pool read it.
-    const bool long_document = tokens >= options_.large_document_tokens;
+    const bool long_document = IsLongDocument(tokens);
     if (large_pool_ != nullptr && long_document) call->large = true;
     Job job;
     job.doc = &call->prepared;
@@ -377,7 +377,7 @@ void SummarizerService::HandleEstimate(CallInfo info, const v1::SummarizeRequest
     call->estimate->set_predicted_inference_us(static_cast<uint64_t>(absl::ToInt64Microseconds(
         scheduler_->PredictedInference(model::AttentionCost(config, tokens)))));
     call->estimate->set_predicted_queue_wait_us(static_cast<uint64_t>(absl::ToInt64Microseconds(
-        scheduler_->PredictedQueueWait(call->large || tokens >= options_.large_document_tokens))));
+        scheduler_->PredictedQueueWait(call->large || IsLongDocument(tokens)))));
     Finish(call.get(), absl::OkStatus());
   });
 }

@@ -55,7 +55,7 @@ absl::Duration Scheduler::PredictedInference(int64_t cost) const {
 absl::Duration Scheduler::PredictedWaitLocked(absl::Time now, Lane lane) const {
   absl::Duration running = absl::ZeroDuration();
   for (const auto& [batch, r] : running_ends_) {
-    if (lane == Lane::kAll || r.large == (lane == Lane::kLarge)) {
+    if (InLane(r.large, lane)) {
       running += std::max(r.end - now, absl::ZeroDuration());
     }
   }
@@ -63,7 +63,7 @@ absl::Duration Scheduler::PredictedWaitLocked(absl::Time now, Lane lane) const {
   if (lane != Lane::kAll) {
     cost = 0;
     for (const Entry& e : queue_) {
-      if (InLane(e.job, lane)) cost += e.job.cost;
+      if (InLane(e.job.large, lane)) cost += e.job.cost;
     }
   }
   const int workers = lane == Lane::kAll     ? small_workers_ + large_workers_
@@ -96,12 +96,12 @@ absl::Status Scheduler::CapacityLocked(absl::Duration wait) const {
   return absl::OkStatus();
 }
 
-absl::Status Scheduler::Precheck(bool large) const {
+absl::Status Scheduler::Precheck() const {
   MutexLock lock(&mu_);
   if (!accepting_) {
     return absl::UnavailableError("the server is shutting down; retry on another replica");
   }
-  return CapacityLocked(PredictedWaitLocked(clock_->Now(), LaneOf(large)));
+  return CapacityLocked(PredictedWaitLocked(clock_->Now(), LaneOf(false)));
 }
 
 absl::Status Scheduler::Submit(Job job) {
@@ -161,7 +161,7 @@ std::vector<Scheduler::Entry> Scheduler::TakeBatch(absl::Time now, Lane lane,
   }
   std::vector<size_t> order;
   for (size_t i = 0; i < queue_.size(); ++i) {
-    if (InLane(queue_[i].job, lane)) order.push_back(i);
+    if (InLane(queue_[i].job.large, lane)) order.push_back(i);
   }
   if (order.empty()) return {};
   auto before = [](const Entry& a, const Entry& b) {
@@ -273,7 +273,7 @@ bool Scheduler::SmallRequestsAbout() const {
     if (!r.large) return true;
   }
   return std::any_of(queue_.begin(), queue_.end(),
-                     [&](const Entry& e) { return InLane(e.job, Lane::kSmall); });
+                     [&](const Entry& e) { return InLane(e.job.large, Lane::kSmall); });
 }
 
 void Scheduler::RunBatch(model::Summarizer* model, std::vector<Entry> batch, uint64_t batch_id,

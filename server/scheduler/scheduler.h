@@ -117,11 +117,11 @@ class Scheduler {
   absl::Status Submit(Job job);
 
   // The checks Submit makes that do not depend on the job: Unavailable while shutting down;
-  // ResourceExhausted when the request cap is full or the predicted wait (of the lane `large`
-  // says) already exceeds max_queue_wait. The service asks before it prepares a request, so
-  // that shedding under overload costs no preparation; Submit checks again. Never blocks.
-  // Thread-safe.
-  absl::Status Precheck(bool large = false) const;
+  // ResourceExhausted when the request cap is full or the predicted wait (of the small
+  // requests' lane: the request is not prepared yet) already exceeds max_queue_wait. The service
+  // asks before it prepares a request, so that shedding under overload costs no preparation;
+  // Submit checks again, in the request's lane. Never blocks. Thread-safe.
+  absl::Status Precheck() const;
 
   // Predicted wait in the queue of a request's lane (`large`: Job::large) right now: the lane's
   // queued cost plus the predicted remainder of its running batches, over its workers (zero if
@@ -151,8 +151,8 @@ class Scheduler {
     absl::Time end;  // predicted
     bool large;
   };
-  bool InLane(const Job& job, Lane lane) const {
-    return lane == Lane::kAll || job.large == (lane == Lane::kLarge);
+  static bool InLane(bool large, Lane lane) {
+    return lane == Lane::kAll || large == (lane == Lane::kLarge);
   }
   // The lane whose queue a request of kind `large` waits in.
   Lane LaneOf(bool large) const {
