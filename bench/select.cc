@@ -58,8 +58,7 @@ int main(int argc, char** argv) {
     o.max_units = 1 << 20;
     auto p = rpsum::model::Prepare(input, tok, o);
     if (!p.ok()) return 1;
-    std::vector<std::string_view> texts;
-    for (int32_t u : p->kept) texts.push_back(p->UnitText(input, u));
+    const std::vector<std::string_view> texts = p->KeptTexts(input);
     const size_t n = p->kept.size();
     const int64_t width = 192;
     std::mt19937 rng(1);

@@ -399,6 +399,13 @@ std::string_view PreparedDocument::UnitText(const DocumentInput& in, int32_t uni
   return src.substr(u.begin, u.end - u.begin);
 }
 
+std::vector<std::string_view> PreparedDocument::KeptTexts(const DocumentInput& in) const {
+  std::vector<std::string_view> out;
+  out.reserve(kept.size());
+  for (int32_t u : kept) out.push_back(UnitText(in, u));
+  return out;
+}
+
 namespace {
 
 // The units the caller split (the API's pre-split `sentences`): one per entry, each validated.

@@ -128,6 +128,8 @@ struct PreparedDocument {
   int64_t num_tokens() const { return static_cast<int64_t>(tokens.size()); }
   // The unit's text, given the input it was prepared from.
   std::string_view UnitText(const DocumentInput& in, int32_t unit) const;
+  // The kept units' texts, in order (what the selection reads).
+  std::vector<std::string_view> KeptTexts(const DocumentInput& in) const;
 };
 
 // The bytes `doc` holds (its vectors' capacities and the units' own), what a queued request's

@@ -1,5 +1,5 @@
 // The outline (docs/design.md, section 2, "Outline"): a document's sections, each with its own
-// summary from the same scores.
+// summary from the same scores; and the service's selection, which reads both.
 #include <algorithm>
 #include <cmath>
 
@@ -7,6 +7,21 @@
 #include "model/select.h"
 
 namespace rpsum::model {
+
+Selection SelectForResponse(const PreparedDocument& doc, const std::vector<std::string_view>& texts,
+                            const std::vector<float>& scores, SelectOptions options,
+                            UnitStates states, bool outline, const std::vector<bool>& headings) {
+  Selection out;
+  if (!options.keep_boilerplate) {
+    out.boilerplate = FindBoilerplate(doc, texts);
+    options.boilerplate = &out.boilerplate;
+  }
+  out.chosen = SelectSummary(doc, texts, scores, options, states);
+  if (outline && !doc.kept.empty()) {
+    out.outline = SummarizeSections(doc, texts, scores, options, headings);
+  }
+  return out;
+}
 
 std::vector<OutlineSection> SummarizeSections(const PreparedDocument& doc,
                                               const std::vector<std::string_view>& texts,

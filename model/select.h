@@ -46,8 +46,6 @@ struct Boilerplate {
   std::vector<int32_t> sections;  // the kept units that head boilerplate sections
   int32_t paragraphs = 0;         // paragraphs found by their words outside those sections
 };
-Boilerplate FindBoilerplate(const PreparedDocument& doc,
-                            const std::vector<std::string_view>& texts);
 
 // The network's state per kept unit (model/summarizer.h DocumentScores::unit_states): row-major
 // [kept units x width], not owned. Empty (width 0) when the model did not return them.
@@ -79,7 +77,6 @@ std::vector<int32_t> SelectSummary(const PreparedDocument& doc,
 // one; a section of fewer than kMinSectionWords content words, and a boilerplate section, get
 // none. Within a section, SelectByScore chooses (its best unit even past its share; the
 // summary-level reranking is not used). Indices into doc.kept. Thread-safe.
-inline constexpr int64_t kMinSectionWords = 40;
 struct OutlineSection {
   int32_t heading = -1;  // the heading unit; -1 for the part before the first heading
   int32_t first = 0;     // kept units [first, end), the heading included
@@ -88,13 +85,22 @@ struct OutlineSection {
   bool boilerplate = false;
   std::vector<int32_t> chosen;  // its summary, ascending; empty when too small or boilerplate
 };
-// `headings`, when not empty, says which kept units head a section (the headings a format
-// marked, where it marks them); else every heading unit does.
-std::vector<OutlineSection> SummarizeSections(const PreparedDocument& doc,
-                                              const std::vector<std::string_view>& texts,
-                                              const std::vector<float>& scores,
-                                              const SelectOptions& options,
-                                              const std::vector<bool>& headings = {});
+
+// What a response shows of a scored document (SelectForResponse).
+struct Selection {
+  std::vector<int32_t> chosen;          // SelectSummary's: indices into doc.kept, ascending
+  Boilerplate boilerplate;              // FindBoilerplate's; empty with keep_boilerplate
+  std::vector<OutlineSection> outline;  // SummarizeSections'; empty unless asked for
+};
+// The service's selection: the boilerplate found once (unless options.keep_boilerplate) and
+// read by both, SelectSummary and, when `outline` and the document has kept units, the
+// outline's sections. `headings`, when not empty, says which kept units head a section (the
+// headings a format marked, where it marks them); else every heading unit does. The other
+// arguments as SelectSummary's. Thread-safe.
+Selection SelectForResponse(const PreparedDocument& doc, const std::vector<std::string_view>& texts,
+                            const std::vector<float>& scores, SelectOptions options,
+                            UnitStates states, bool outline,
+                            const std::vector<bool>& headings = {});
 
 // One candidate summary of the reranking: kept-unit indices, ascending, and its features in
 // kRerankFeatureNames order (model/model_config.h), before standardisation:

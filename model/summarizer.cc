@@ -1,7 +1,9 @@
 #include "model/summarizer.h"
 
 #include <algorithm>
+#include <bitset>
 #include <string>
+#include <utility>
 
 namespace rpsum::model {
 
@@ -46,6 +48,21 @@ std::string WorkerDevice(const std::string& spec, int worker, int gpus) {
     return gpus > 0 ? "cuda:" + std::to_string(worker % gpus) : "cuda";
   }
   return spec == "auto" ? "cpu" : spec;
+}
+
+absl::StatusOr<ModelInput> PrepareInput(const Summarizer& model, const DocumentInput& input,
+                                        PrepareOptions limits, Preparation what,
+                                        int64_t clip_override) {
+  const ModelConfig& config = model.description().config;
+  limits.max_tokens_per_unit = config.tokenizer.max_tokens_per_unit;
+  limits.columns =
+      what == Preparation::kForScoring ? FeatureColumnsRead(config) : std::bitset<kNumFeatures>();
+  absl::StatusOr<PreparedDocument> doc = Prepare(input, model.tokenizer(), limits);
+  if (!doc.ok()) return doc.status();
+  ModelInput out;
+  out.doc = *std::move(doc);
+  out.k = ClipDistanceFor(config, out.doc.num_tokens(), clip_override);
+  return out;
 }
 
 bool IsLocalUnitAttention(const ModelConfig& config, int64_t units) {

@@ -121,6 +121,23 @@ int64_t AttentionCost(const ModelConfig& config, int64_t tokens);
 int64_t ForwardBytes(const ModelConfig& config, int64_t tokens, int64_t units,
                      ForwardStretches stretches, bool with_states);
 
+// A request's model input: its document prepared as the loaded model reads it, and the clip
+// distance the model runs it with.
+struct ModelInput {
+  PreparedDocument doc;
+  int64_t k = 0;
+};
+enum class Preparation {
+  kForScoring,  // every feature column the model reads (FeatureColumnsRead)
+  kTokensOnly,  // tokens and units, no feature column: what Estimate and admission read
+};
+// The one preparation of a request (docs/design.md, section 2): Prepare with `limits` (its
+// columns and max_tokens_per_unit are the model's own, by `what`), then ClipDistanceFor with
+// `clip_override`. Errors as Prepare. Thread-safe.
+absl::StatusOr<ModelInput> PrepareInput(const Summarizer& model, const DocumentInput& input,
+                                        PrepareOptions limits, Preparation what,
+                                        int64_t clip_override = 0);
+
 // The clip distance k for a sequence of `tokens` (override 0: the policy, else the override),
 // clamped to the model's tables. Whether and how widely its token layers attend block-locally:
 // config.attention.TokenWindow(tokens).

@@ -203,8 +203,6 @@ void FillSource(const ReadDocument& read, const model::Unit& u, v1::Sentence* s)
   }
 }
 
-}  // namespace
-
 // The kept unit i as a Sentence.
 void FillSentence(const ReadDocument& read, const model::PreparedDocument& doc,
                   const std::vector<std::string_view>& texts, const std::vector<float>& scores,
@@ -259,23 +257,10 @@ void FillSectionSource(const ReadDocument& read, uint64_t begin, uint64_t end,
   }
 }
 
-void FillOutline(const model::SelectOptions& select, const ReadDocument& read,
-                 const model::PreparedDocument& doc, const std::vector<std::string_view>& texts,
-                 const std::vector<float>& scores, v1::SummarizeResponse* out) {
-  // Where the format marks its headings (Markdown, HTML, Word, OpenDocument, a PDF's outline),
-  // those head the sections; a short line the text form takes for a heading stays in its
-  // section.
-  std::vector<bool> marked;
-  if (read.extracted && !read.extracted->heading_levels.empty() &&
-      (read.type != formats::ContentType::kPdf ||
-       read.extracted->outline_headings)) {  // PDF's type sizes give levels only
-    marked.resize(doc.kept.size());
-    for (size_t i = 0; i < doc.kept.size(); ++i) {
-      marked[i] = HeadingLevel(read, doc.units[doc.kept[i]].begin) > 0;
-    }
-  }
-  for (const model::OutlineSection& sec :
-       model::SummarizeSections(doc, texts, scores, select, marked)) {
+void FillOutline(const ReadDocument& read, const model::PreparedDocument& doc,
+                 const std::vector<std::string_view>& texts, const std::vector<float>& scores,
+                 const std::vector<model::OutlineSection>& outline, v1::SummarizeResponse* out) {
+  for (const model::OutlineSection& sec : outline) {
     v1::OutlineSection* s = out->add_outline();
     const uint64_t begin = doc.units[doc.kept[sec.first]].begin;
     const uint64_t end = doc.units[doc.kept[sec.end - 1]].end;
@@ -292,33 +277,43 @@ void FillOutline(const model::SelectOptions& select, const ReadDocument& read,
   }
 }
 
+}  // namespace
+
+std::vector<bool> MarkedHeadings(const ReadDocument& read, const model::PreparedDocument& doc) {
+  // Where the format marks its headings (Markdown, HTML, Word, OpenDocument, a PDF's outline),
+  // those head the sections; a short line the text form takes for a heading stays in its
+  // section.
+  std::vector<bool> marked;
+  if (read.extracted && !read.extracted->heading_levels.empty() &&
+      (read.type != formats::ContentType::kPdf ||
+       read.extracted->outline_headings)) {  // PDF's type sizes give levels only
+    marked.resize(doc.kept.size());
+    for (size_t i = 0; i < doc.kept.size(); ++i) {
+      marked[i] = HeadingLevel(read, doc.units[doc.kept[i]].begin) > 0;
+    }
+  }
+  return marked;
+}
+
 void FillSummary(const RequestPlan& plan, const ReadDocument& read,
                  const model::PreparedDocument& doc, const model::DocumentScores& result,
-                 v1::SummarizeResponse* out) {
+                 const model::Selection& selection, v1::SummarizeResponse* out) {
   const std::vector<float>& scores = result.scores;
-  std::vector<std::string_view> texts;
-  for (int32_t u : doc.kept) texts.push_back(doc.UnitText(plan.input, u));
-  // Boilerplate found once: the selection, the outline and the response read it.
-  model::SelectOptions select = plan.select;
-  model::Boilerplate boilerplate;
-  if (!select.keep_boilerplate) {
-    boilerplate = model::FindBoilerplate(doc, texts);
-    select.boilerplate = &boilerplate;
-  }
-  const std::vector<int32_t> chosen = model::SelectSummary(
-      doc, texts, scores, select, {result.unit_states.data(), result.state_size});
+  const std::vector<std::string_view> texts = doc.KeptTexts(plan.input);
   std::string summary;
-  for (int32_t i : chosen) {
+  for (int32_t i : selection.chosen) {
     FillSentence(read, doc, texts, scores, i, out->add_sentences());
     if (!summary.empty()) summary += '\n';
     summary.append(texts[i]);
   }
   out->set_summary(std::move(summary));
-  if (plan.outline && !doc.kept.empty()) FillOutline(select, read, doc, texts, scores, out);
-  if (!select.keep_boilerplate) {
-    for (int32_t i : boilerplate.sections) out->add_boilerplate_sections(std::string(texts[i]));
+  FillOutline(read, doc, texts, scores, selection.outline, out);
+  if (!plan.select.keep_boilerplate) {
+    for (int32_t i : selection.boilerplate.sections) {
+      out->add_boilerplate_sections(std::string(texts[i]));
+    }
     out->set_boilerplate_sentences(static_cast<uint32_t>(
-        std::count(boilerplate.units.begin(), boilerplate.units.end(), true)));
+        std::count(selection.boilerplate.units.begin(), selection.boilerplate.units.end(), true)));
   }
   const int64_t tokens = doc.num_tokens();
   out->set_input_tokens(static_cast<uint32_t>(tokens));

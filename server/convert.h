@@ -62,12 +62,17 @@ struct ReadOptions {
 // as text. Thread-safe.
 absl::Status ReadInput(const ReadOptions& options, RequestPlan* plan, ReadDocument* read);
 
-// Chooses sentences and fills `response` from a prepared document and the model's result
-// (a score per kept unit, and the k and attention mode it ran with): each sentence with its
-// place in the original document (`read`), the content type and language. Thread-safe.
+// Which kept units of `doc` the format marked as headings (Markdown, HTML, Word, OpenDocument,
+// a PDF's outline), for model::SelectForResponse's outline; empty where it marks none.
+std::vector<bool> MarkedHeadings(const ReadDocument& read, const model::PreparedDocument& doc);
+
+// Fills `response` from a prepared document, the model's result (a score per kept unit, and
+// the k and attention mode it ran with) and the service's selection of it: each sentence with
+// its place in the original document (`read`), the outline, the content type and language.
+// Thread-safe.
 void FillSummary(const RequestPlan& plan, const ReadDocument& read,
                  const model::PreparedDocument& doc, const model::DocumentScores& result,
-                 v1::SummarizeResponse* response);
+                 const model::Selection& selection, v1::SummarizeResponse* response);
 
 // What Estimate reports about a prepared document (cost and predictions are the caller's).
 void FillEstimate(const ReadDocument& read, const model::PreparedDocument& doc,

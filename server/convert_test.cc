@@ -29,6 +29,15 @@ model::ModelConfig Config() {
   return c;
 }
 
+// The service's selection of a scored document (server/service.cc), for FillSummary.
+model::Selection SelectAsServed(const RequestPlan& plan, const ReadDocument& read,
+                                const model::PreparedDocument& doc,
+                                const model::DocumentScores& s) {
+  return model::SelectForResponse(doc, doc.KeptTexts(plan.input), s.scores, plan.select,
+                                  {s.unit_states.data(), s.state_size}, plan.outline,
+                                  MarkedHeadings(read, doc));
+}
+
 struct Case {
   const char* request;  // text format
   const char* error;    // substring of the INVALID_ARGUMENT message, or nullptr when accepted
@@ -125,7 +134,7 @@ TEST(FillSummary, SentencesPointAtTheirTextInTheDocument) {
   scores.clip_distance = 8;
   scores.local_window = 96;
   v1::SummarizeResponse out;
-  FillSummary(*plan, read, *doc, scores, &out);
+  FillSummary(*plan, read, *doc, scores, SelectAsServed(*plan, read, *doc, scores), &out);
   ASSERT_EQ(out.sentences_size(), 2);  // the heading is structure, not content
   EXPECT_EQ(out.sentences(0).index(), 2U);
   EXPECT_EQ(out.sentences(1).index(), 3U);
@@ -168,7 +177,7 @@ TEST(FillSummary, MarkdownSentencesPointIntoExtractedTextAndSource) {
   model::DocumentScores scores;
   scores.scores = {0.9f, 0.8f, 0.1f, 0.7f};
   v1::SummarizeResponse out;
-  FillSummary(*plan, read, *doc, scores, &out);
+  FillSummary(*plan, read, *doc, scores, SelectAsServed(*plan, read, *doc, scores), &out);
   ASSERT_EQ(out.sentences_size(), 2);
   EXPECT_EQ(out.content_type(), "text/markdown");
   EXPECT_EQ(out.extracted_text(), read.extracted->text);
@@ -212,7 +221,7 @@ TEST(FillSummary, Latin1SentencesPointIntoTheBytesAsSent) {
     model::DocumentScores scores;
     scores.scores = {0.1f, 0.9f};
     v1::SummarizeResponse out;
-    FillSummary(*plan, read, *doc, scores, &out);
+    FillSummary(*plan, read, *doc, scores, SelectAsServed(*plan, read, *doc, scores), &out);
     ASSERT_EQ(out.sentences_size(), 1);
     EXPECT_EQ(out.encoding(), "windows-1252");
     const v1::Sentence& s = out.sentences(0);
@@ -251,7 +260,7 @@ TEST(FillSummary, OutlineSectionsWithLevelsRangesAndSentences) {
   model::DocumentScores scores;
   scores.scores.assign(doc->kept.size(), 0.5f);
   v1::SummarizeResponse out;
-  FillSummary(*plan, read, *doc, scores, &out);
+  FillSummary(*plan, read, *doc, scores, SelectAsServed(*plan, read, *doc, scores), &out);
   ASSERT_EQ(out.outline_size(), 2);
   const v1::OutlineSection& cache = out.outline(0);
   EXPECT_EQ(cache.title(), "Cache");

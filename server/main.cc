@@ -149,8 +149,8 @@ std::shared_ptr<grpc::ServerCredentials> Credentials(bool* tls) {
   return grpc::SslServerCredentials(o);
 }
 
-// Scores synthetic documents of a few lengths, prepared as requests are (the columns the model
-// reads), to warm up the first model and measure its speed (seconds per cost unit) for the
+// Scores synthetic documents of a few lengths, prepared as requests are (model::PrepareInput),
+// to warm up the first model and measure its speed (seconds per cost unit) for the
 // scheduler's predictions; the other workers' models score the middle one once, so that no
 // first request pays their one-time costs.
 double WarmUp(const std::vector<std::unique_ptr<model::Summarizer>>& models) {
@@ -165,19 +165,17 @@ double WarmUp(const std::vector<std::unique_ptr<model::Summarizer>>& models) {
     }
     model::DocumentInput in;
     in.document = text;
-    model::PrepareOptions o;
-    o.max_tokens_per_unit = config.tokenizer.max_tokens_per_unit;
-    o.truncation = model::TruncationPolicy::kHead;
-    o.columns = model::FeatureColumnsRead(config);
-    auto doc = model::Prepare(in, m->tokenizer(), o);
-    if (!doc.ok()) continue;
-    const int64_t k = model::ClipDistanceFor(config, doc->num_tokens(), 0);
+    model::PrepareOptions limits;
+    limits.truncation = model::TruncationPolicy::kHead;
+    auto input = model::PrepareInput(*m, in, limits, model::Preparation::kForScoring);
+    if (!input.ok()) continue;
+    const model::PreparedDocument* doc = &input->doc;
     if (words == 1500) {
-      for (size_t i = 1; i < models.size(); ++i) (void)models[i]->Score({&*doc}, k, {});
+      for (size_t i = 1; i < models.size(); ++i) (void)models[i]->Score({doc}, input->k, {});
     }
     for (int rep = 0; rep < 2; ++rep) {
       const absl::Time t0 = absl::Now();
-      auto s = m->Score({&*doc}, k, {});
+      auto s = m->Score({doc}, input->k, {});
       if (rep == 1 && s.ok()) {  // the first run pays one-time costs
         seconds += absl::ToDoubleSeconds(absl::Now() - t0);
         cost += model::AttentionCost(config, doc->num_tokens());

@@ -124,14 +124,12 @@ SummarizerService::SummarizerService(const ServiceOptions& options, model::Summa
 
 void SummarizerService::StartDraining() { draining_ = true; }
 
-model::PrepareOptions SummarizerService::prepare_options(model::TruncationPolicy t) const {
+model::PrepareOptions SummarizerService::prepare_limits(model::TruncationPolicy t) const {
   model::PrepareOptions o;
   o.max_document_bytes = options_.max_document_bytes;
   o.max_input_tokens = options_.max_input_tokens;
   o.max_units = options_.max_sentences;
-  o.max_tokens_per_unit = model_->description().config.tokenizer.max_tokens_per_unit;
   o.truncation = t;
-  o.columns = model::FeatureColumnsRead(model_->description().config);
   return o;
 }
 
@@ -269,21 +267,22 @@ void SummarizerService::PrepareThen(const std::shared_ptr<Call>& call,
         metrics_->OnExtracted(FormatLabel(call->read.type), absl::ToDoubleSeconds(call->extract));
       }
     }
-    model::PrepareOptions prepare = prepare_options(call->plan.truncation);
-    prepare.deadline = call->info.deadline;
+    model::PrepareOptions limits = prepare_limits(call->plan.truncation);
+    limits.deadline = call->info.deadline;
     // Estimate reads the tokens and units, never a feature column: the cheap path.
-    if (call->estimate != nullptr) prepare.columns.reset();
-    absl::StatusOr<model::PreparedDocument> prepared =
-        model::Prepare(call->plan.input, model_->tokenizer(), prepare);
+    absl::StatusOr<model::ModelInput> prepared =
+        model::PrepareInput(*model_, call->plan.input, limits,
+                            call->estimate != nullptr ? model::Preparation::kTokensOnly
+                                                      : model::Preparation::kForScoring,
+                            call->plan.clip_override);
     if (!prepared.ok()) {
       Finish(call.get(), prepared.status());
       return;
     }
-    call->prepared = *std::move(prepared);
+    call->prepared = std::move(prepared->doc);
+    call->k = prepared->k;
     call->prepared_at = clock_->Now();
     const int64_t tokens = call->prepared.num_tokens();
-    call->k =
-        model::ClipDistanceFor(model_->description().config, tokens, call->plan.clip_override);
     if (metrics_ != nullptr && call->response != nullptr) {
       metrics_->OnPrepared(absl::ToDoubleSeconds(call->prepared_at - t0), tokens, call->k);
     }
@@ -338,7 +337,12 @@ void SummarizerService::HandleSummarize(CallInfo info, const v1::SummarizeReques
         const absl::Time s0 = clock_->Now();
         const auto& desc = model_->description();
         v1::SummarizeResponse* r = call->response;
-        FillSummary(call->plan, call->read, call->prepared, *result, r);
+        const model::PreparedDocument& doc = call->prepared;
+        const model::Selection selection = model::SelectForResponse(
+            doc, doc.KeptTexts(call->plan.input), result->scores, call->plan.select,
+            {result->unit_states.data(), result->state_size}, call->plan.outline,
+            MarkedHeadings(call->read, doc));
+        FillSummary(call->plan, call->read, doc, *result, selection, r);
         FillModelIdentity(desc, r->mutable_model());
         const absl::Time end = clock_->Now();
         auto* t = r->mutable_timings();

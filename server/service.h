@@ -107,7 +107,8 @@ class SummarizerService final : public v1::Summarizer::CallbackService {
   // Requests accepted and not yet answered. Thread-safe.
   int in_flight() const { return in_flight_.load(); }
 
-  model::PrepareOptions prepare_options(model::TruncationPolicy t) const;
+  // The service's limits on a preparation (the model adds its own: model::PrepareInput).
+  model::PrepareOptions prepare_limits(model::TruncationPolicy t) const;
   // Whether a prepared document of `tokens` tokens runs in the large-document lane by its
   // length (ServiceOptions::large_document_tokens), whatever its bytes.
   bool IsLongDocument(int64_t tokens) const { return tokens >= options_.large_document_tokens; }

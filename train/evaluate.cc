@@ -32,10 +32,8 @@ std::vector<EvalDoc> PrepareCorpus(const std::vector<CorpusRecord>& records,
       continue;
     }
     d.prepared = *std::move(p);
-    for (int32_t u : d.prepared.kept) {
-      d.texts.push_back(d.prepared.UnitText(d.input, u));
-      d.words.push_back(d.prepared.units[u].words);
-    }
+    d.texts = d.prepared.KeptTexts(d.input);
+    for (int32_t u : d.prepared.kept) d.words.push_back(d.prepared.units[u].words);
     d.reference_words = CountWords(r.summary);
     if (with_oracle) d.oracle = GreedyOracle(d.texts, r.summary);
     out.push_back(std::move(d));

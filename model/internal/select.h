@@ -1,5 +1,6 @@
 // The selection's own parts (model/select.h has what callers outside model/ use): the
-// boilerplate tests, the greedy choice, fragments, the served scores and the document's state.
+// boilerplate and the outline's sections (SelectForResponse calls them), the boilerplate tests,
+// the greedy choice, fragments, the served scores and the document's state.
 // Internal to model/.
 #ifndef RPSUM_MODEL_INTERNAL_SELECT_H_
 #define RPSUM_MODEL_INTERNAL_SELECT_H_
@@ -11,6 +12,21 @@
 #include "model/select.h"
 
 namespace rpsum::model {
+
+// Finds a document's boilerplate (model/select.h Boilerplate).
+Boilerplate FindBoilerplate(const PreparedDocument& doc,
+                            const std::vector<std::string_view>& texts);
+
+// The outline's sections and their summaries (model/select.h OutlineSection; a section of
+// fewer than kMinSectionWords content words gets no summary).
+inline constexpr int64_t kMinSectionWords = 40;
+// `headings`, when not empty, says which kept units head a section (the headings a format
+// marked, where it marks them); else every heading unit does.
+std::vector<OutlineSection> SummarizeSections(const PreparedDocument& doc,
+                                              const std::vector<std::string_view>& texts,
+                                              const std::vector<float>& scores,
+                                              const SelectOptions& options,
+                                              const std::vector<bool>& headings = {});
 
 // A heading that opens a boilerplate section, and a paragraph that is boilerplate by its words
 // (FindBoilerplate).

@@ -58,7 +58,10 @@ int FuzzOne(const uint8_t* data, size_t size) {
   }
   scores.clip_distance = 4;
   v1::SummarizeResponse response;
-  server::FillSummary(*plan, read, *doc, scores, &response);
+  const model::Selection selection =
+      model::SelectForResponse(*doc, doc->KeptTexts(plan->input), scores.scores, plan->select, {},
+                               plan->outline, server::MarkedHeadings(read, *doc));
+  server::FillSummary(*plan, read, *doc, scores, selection, &response);
   uint32_t last = 0;
   for (int i = 0; i < response.sentences_size(); ++i) {
     const v1::Sentence& s = response.sentences(i);
