@@ -247,12 +247,18 @@ const GumboNode* ContentRoot(const GumboNode* document, bool* is_content) {
   return body != nullptr ? body : document;
 }
 
+absl::Status TooDeep(int limit) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("this HTML nests elements deeper than ", limit,
+                   " levels (the HTML depth limit); simplify the page or send its text"));
+}
+
+}  // namespace
+
 // What gumbo's parse may take per byte of the page: the whole extraction of the costliest HTML
 // family takes 82 ns a byte at 4 MB on the 2-core build machine (bench/results/hostile.md).
 constexpr absl::Duration kGumboTimePerByte = absl::Nanoseconds(100);
 
-// Gumbo's parse cannot be stopped once it starts (it is linear after the scan): a page the
-// deadline leaves too little time for is refused before it, so no parse runs far past it.
 absl::Status ParseFitsDeadline(std::string_view page, const ExtractLimits& limits) {
   if (limits.deadline == absl::InfiniteFuture()) return absl::OkStatus();
   const absl::Duration parse = kGumboTimePerByte * static_cast<double>(page.size());
@@ -264,14 +270,6 @@ absl::Status ParseFitsDeadline(std::string_view page, const ExtractLimits& limit
                    std::max<int64_t>(0, absl::ToInt64Milliseconds(left)),
                    " ms its deadline leaves; send a smaller page or allow more time"));
 }
-
-absl::Status TooDeep(int limit) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("this HTML nests elements deeper than ", limit,
-                   " levels (the HTML depth limit); simplify the page or send its text"));
-}
-
-}  // namespace
 
 absl::StatusOr<Extracted> ExtractHtml(std::string_view input, const ExtractLimits& limits) {
   // Depth and attributes bounded before gumbo parses (html_scan.cc): its work per tag grows

@@ -84,6 +84,11 @@ absl::Status CheckDeadline(const ExtractLimits& limits, std::string_view stage);
 // max_html_attributes of an element are spaces, or empty when nothing was dropped.
 absl::Status ScanHtml(std::string_view html, const ExtractLimits& limits, std::string* rewritten);
 
+// Gumbo's parse cannot be stopped once it starts (it is linear after the scan): DeadlineExceeded,
+// saying both times, when what limits.deadline leaves is less than a parse of `page` may take
+// (html.cc's time per byte), so that no parse runs far past a deadline; else OK.
+absl::Status ParseFitsDeadline(std::string_view page, const ExtractLimits& limits);
+
 // The Markdown pre-scan (markdown_scan.cc) of `doc` (a copy of the input, same length):
 // InvalidArgument when block quotes and lists nest deeper than max_markdown_depth; else
 // rewrites in place, byte for byte, what cmark-gfm reads in more than linear time (the '|' of a
