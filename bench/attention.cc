@@ -58,8 +58,8 @@ int Child(const std::string& kind, int64_t l, int runs, int threads) {
     b.unit_valid = at::ones({1, s}, at::kBool);
     b.features = at::rand({1, s, 6});
     const bool local = l > 1024;
-    const net::AttentionPlan tp{{64, 64, 64, 64}, local, 256, AttentionImpl::kAuto};
-    const net::AttentionPlan sp{{16, 16, 16, 16}, s > 1024, 128, AttentionImpl::kAuto};
+    const net::AttentionPlan tp{64, local, 256, AttentionImpl::kAuto};
+    const net::AttentionPlan sp{16, s > 1024, 128, AttentionImpl::kAuto};
     for (int r = 0; r <= runs; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
       at::Tensor out = m->forward(b, tp, sp);
@@ -72,21 +72,20 @@ int Child(const std::string& kind, int64_t l, int runs, int threads) {
     const at::Tensor q = at::randn({1, h, l, d}), kk = at::randn({1, h, l, d}),
                      v = at::randn({1, h, l, d});
     const at::Tensor rk = at::randn({2 * k + 1, d}), rv = at::randn({2 * k + 1, d});
-    const std::vector<int64_t> hk(h, k);
     // The band kernel reads q, k and v from one projection output [1, L, 3*H*d].
     const at::Tensor qkv = at::cat({q, kk, v}, 1).permute({0, 2, 1, 3}).reshape({1, l, 3 * h * d});
     for (int r = 0; r <= runs; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
       at::Tensor z;
       if (kind == "band") {
-        z = net::BandRelativeAttend(qkv, h, rk, rv, hk, at::Tensor(), l);
+        z = net::BandRelativeAttend(qkv, h, rk, rv, k, at::Tensor(), l);
       } else if (kind == "vanilla") {
         z = net::VanillaAttend(q, kk, v, at::Tensor());
       } else {
         const AttentionImpl impl = kind == "efficient"        ? AttentionImpl::kFused
                                    : kind == "gather_scatter" ? AttentionImpl::kComposite
                                                               : AttentionImpl::kDense;
-        z = net::RelativeAttend(q, kk, v, rk, rv, hk, at::Tensor(), {}, impl);
+        z = net::RelativeAttend(q, kk, v, rk, rv, k, at::Tensor(), {}, impl);
       }
       const double dt =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

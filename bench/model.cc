@@ -125,7 +125,7 @@ int CompareChild(int64_t l, int runs, int threads) {
       const model::ModelConfig& c = cks[m].config;
       const int64_t s = b.unit_valid.size(1);
       const net::AttentionPlan tp =
-          net::TokenPlan(c, c.attention.TokenWindow(l), model::ClipDistanceFor(c, l));
+          net::TokenPlan(c.attention.TokenWindow(l), model::ClipDistanceFor(c, l));
       const net::AttentionPlan sp = net::UnitPlan(c, model::IsLocalUnitAttention(c, s));
       const auto t0 = std::chrono::steady_clock::now();
       at::Tensor out = cks[m].scorer->forward(b, tp, sp);
@@ -207,10 +207,8 @@ int Child(const std::string& kind, int64_t l, int64_t k, int runs, int threads) 
     const bool local = kind == "local" || kind == "local-fused";
     const auto impl =
         kind == "local-fused" ? net::AttentionImpl::kFused : net::AttentionImpl::kAuto;
-    const net::AttentionPlan tp{std::vector<int64_t>(kHeads, k), local && l > kLocalThreshold,
-                                kWindow, impl};
-    const net::AttentionPlan sp{std::vector<int64_t>(kHeads, 16), local && s > kLocalThreshold,
-                                kUnitWindow, impl};
+    const net::AttentionPlan tp{k, local && l > kLocalThreshold, kWindow, impl};
+    const net::AttentionPlan sp{16, local && s > kLocalThreshold, kUnitWindow, impl};
     if (kind == "pair") {
       // The band kernel and the fused kernel on the same model and input, alternated run by
       // run, so that the machine's drift hits both alike. Prints "band_median 0 fused_median".

@@ -70,8 +70,8 @@ int main(int argc, char** argv) {
       b.unit_pos = (at::arange(s, at::kLong) * 24).view({1, s}).expand({batch, s}).contiguous();
       b.unit_valid = at::ones({batch, s}, at::kBool);
       b.features = at::rand({batch, s, 6});
-      AttentionPlan tp{{64, 64, 64, 64}, mode == 1, 256, impl};
-      AttentionPlan sp{{16, 16, 16, 16}, false, 0, impl};
+      AttentionPlan tp{64, mode == 1, 256, impl};
+      AttentionPlan sp{16, false, 0, impl};
       if (std::getenv("PROFILE")) {
         torch::autograd::profiler::RecordProfile guard(std::string(std::getenv("PROFILE")));
         const at::Tensor loss = m->forward(b, tp, sp).sigmoid().sum();

@@ -76,10 +76,6 @@ std::string AttentionConfig::DescribeWindows() const {
   return out;
 }
 
-std::vector<int64_t> ModelConfig::HeadClips(int64_t k) const {
-  return std::vector<int64_t>(architecture.heads, k);
-}
-
 std::bitset<kNumRerankFeatures> RerankFeaturesRead(const RerankConfig& rerank) {
   std::bitset<kNumRerankFeatures> read;
   for (int f = 0; f < kNumRerankFeatures; ++f) {

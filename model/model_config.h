@@ -175,9 +175,6 @@ struct ModelConfig {
   std::string ToJson() const;
   // Checks ranges and consistency.
   absl::Status Validate() const;
-
-  // The clip distance of each head for a requested k (already <= max_clip_distance).
-  std::vector<int64_t> HeadClips(int64_t k) const;
 };
 
 // The unit feature columns serving a checkpoint reads (model/document.h PrepareOptions::columns):

@@ -33,7 +33,6 @@ TEST(ModelConfig, RoundTripsThroughJson) {
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->ToJson(), c.ToJson());
   EXPECT_EQ(back->scoring.centrality_weight, 0.25);
-  EXPECT_EQ(back->HeadClips(8), (std::vector<int64_t>{8, 8}));
 }
 
 // attention.local_windows: the window by length past the threshold, written only when set,

@@ -120,7 +120,7 @@ HeadLogits HeadLogitsOf(const Checkpoint& ck, const PreparedDocument& prepared, 
       at::tensor(std::vector<int64_t>(prepared.tokens.begin(), prepared.tokens.begin() + n))
           .unsqueeze(0));
   const at::Tensor valid = at::ones({1, n}, at::kBool);
-  const AttentionPlan plan{ck.config.HeadClips(k), false, 0, AttentionImpl::kAuto};
+  const AttentionPlan plan{k, false, 0, AttentionImpl::kAuto};
   for (int i = 0; i < layer; ++i) {
     x = scorer->token_layers[i]->as<EncoderLayer>()->forward(x, valid, plan);
   }
@@ -129,11 +129,11 @@ HeadLogits HeadLogitsOf(const Checkpoint& ck, const PreparedDocument& prepared, 
   const at::Tensor qkv = l->attn->qkv(l->ln1(x)).view({n, 3, a.heads, dh});
   const at::Tensor q = qkv.select(1, 0).select(1, head), kk = qkv.select(1, 1).select(1, head);
   HeadLogits out;
-  out.k = plan.head_k[head];
+  out.k = plan.k;
   const int64_t big_k = a.max_clip_distance;
   const double scale = 1.0 / std::sqrt(static_cast<double>(dh));
   out.content = at::matmul(q, kk.t()) * scale;
-  const at::Tensor idx = RelativeIndex(n, n, {out.k}, {}, at::kCPU)[0];
+  const at::Tensor idx = RelativeIndex(n, n, out.k, {}, at::kCPU);
   const at::Tensor table = l->attn->rel_k.narrow(0, big_k - out.k, 2 * out.k + 1);
   out.relative = at::matmul(q, table.t()).gather(1, idx) * scale;
   out.attention = at::softmax(out.content + out.relative, -1);

@@ -207,7 +207,7 @@ double Trainer::Step(const std::vector<size_t>& b, double lr, int64_t* k) {
   *k = TrainingClipDistance(config_, o_.seed, step, batch.tokens.size(1));
   // Training batches hold documents of similar length: one plan for the batch.
   const net::AttentionPlan tp =
-      net::TokenPlan(config_, config_.attention.TokenWindow(batch.tokens.size(1)), *k);
+      net::TokenPlan(config_.attention.TokenWindow(batch.tokens.size(1)), *k);
   const net::AttentionPlan sp =
       net::UnitPlan(config_, model::IsLocalUnitAttention(config_, batch.unit_pos.size(1)));
   for (auto& g : opt_->param_groups()) {

@@ -125,8 +125,8 @@ void TrainTinyModel(Loss loss_fn) {
   for (size_t i = 0; i < labels.size(); ++i) {
     for (size_t j = 0; j < labels[i].size(); ++j) y[i][j] = labels[i][j];
   }
-  const AttentionPlan tp{{4, 4}, false, 0, AttentionImpl::kAuto};
-  const AttentionPlan sp{{4, 4}, false, 0, AttentionImpl::kAuto};
+  const AttentionPlan tp{4, false, 0, AttentionImpl::kAuto};
+  const AttentionPlan sp{4, false, 0, AttentionImpl::kAuto};
   std::vector<double> losses;
   for (int step = 0; step < 40; ++step) {
     const at::Tensor loss = loss_fn(m->forward(batch, tp, sp), y, batch.unit_valid);
@@ -186,7 +186,7 @@ TEST(Training, WidenedFeatureProjectionStartsFromTheGivenNetwork) {
   ASSERT_TRUE(AssignWeights(to, weights, "test").ok());
   at::NoGradGuard no_grad;
   ModelBatch batch = MakeBatch({&p}, tok.pad_id(), at::kCPU);
-  const AttentionPlan plan{{4, 4}, false, 0, AttentionImpl::kAuto};
+  const AttentionPlan plan{4, false, 0, AttentionImpl::kAuto};
   const at::Tensor before = from->forward(batch, plan, plan);
   EXPECT_TRUE(at::equal(to->forward(batch, plan, plan), before));
   // Its new columns read features 8 and 9: with weights there, feature 9 moves the scores and a
@@ -274,7 +274,7 @@ TEST(Training, MaskedTokenHeadLearnsToFillInATinyModelsMasks) {
   ExtractiveScorer m(a);
   MaskedTokenHead head(32, 60);
   torch::optim::AdamW opt(ModelAndHead(*m, *head), torch::optim::AdamWOptions(1e-2));
-  const AttentionPlan tp{{8, 8}, false, 0, AttentionImpl::kAuto};
+  const AttentionPlan tp{8, false, 0, AttentionImpl::kAuto};
   std::vector<double> losses;
   for (int step = 0; step < 200; ++step) {
     const MaskedTokens mt =

@@ -49,9 +49,9 @@ void Gemm(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const floa
 constexpr float kMask = -1e30f;  // the other kernels' additive key mask (see MaskValue)
 
 struct TileRows {
-  int64_t m, nk, nb;   // rows, keys, buckets (2kc + 1)
-  int64_t i0, j0, j1;  // first query, key range [j0, j1) (absolute positions)
-  int64_t window, kh, kc;
+  int64_t m, nk, nb;      // rows, keys, buckets (2kc + 1)
+  int64_t i0, j0, j1;     // first query, key range [j0, j1) (absolute positions)
+  int64_t window, kc;     // kc: the clip distance
   const float* key_bias;  // [L] 0 or kMask per key, or nullptr
 };
 
@@ -69,10 +69,10 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void TileRowPass(fl
     float* b = b_tile + r * t.nb;
     const int64_t lo = std::max(t.j0, i - t.window);
     const int64_t hi = std::min(t.j1, i + t.window + 1);
-    // Relative distance j - i: <= -kh (left edge), (-kh, kh) (band), >= kh (right edge).
-    const int64_t left_end = std::clamp(i - t.kh + 1, lo, hi);
-    const int64_t band_end = std::clamp(i + t.kh, left_end, hi);
-    const float cl = p[t.kc - t.kh], cr = p[t.kc + t.kh];
+    // Relative distance j - i: <= -kc (left edge), (-kc, kc) (band), >= kc (right edge).
+    const int64_t left_end = std::clamp(i - t.kc + 1, lo, hi);
+    const int64_t band_end = std::clamp(i + t.kc, left_end, hi);
+    const float cl = p[0], cr = p[2 * t.kc];
     const float* band = p + t.kc - i;  // band[j] = P[kc + j - i]
     for (int64_t j = lo; j < left_end; ++j) s[j] += cl;
     for (int64_t j = left_end; j < band_end; ++j) s[j] += band[j];
@@ -121,8 +121,8 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void TileRowPass(fl
     for (int64_t j = lo; j < left_end; ++j) left += s[j];
 #pragma omp simd reduction(+ : right)
     for (int64_t j = band_end; j < hi; ++j) right += s[j];
-    b[t.kc - t.kh] += left;
-    b[t.kc + t.kh] += right;
+    b[0] += left;
+    b[2 * t.kc] += right;
     float* bb = b + t.kc - i;
     for (int64_t j = left_end; j < band_end; ++j) bb[j] = s[j];
   }
@@ -131,8 +131,8 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void TileRowPass(fl
 }  // namespace
 
 at::Tensor BandRelativeAttend(const at::Tensor& qkv, int64_t heads, const at::Tensor& rel_k,
-                              const at::Tensor& rel_v, const std::vector<int64_t>& head_k,
-                              const at::Tensor& key_valid, int64_t window, int64_t block) {
+                              const at::Tensor& rel_v, int64_t k_clip, const at::Tensor& key_valid,
+                              int64_t window, int64_t block) {
   RECORD_FUNCTION("rpsum::band_attention", std::vector<c10::IValue>());
   TORCH_CHECK(qkv.dim() == 3 && qkv.device().is_cpu() && qkv.scalar_type() == at::kFloat,
               "qkv must be a CPU float32 [N, L, 3*H*d] tensor");
@@ -140,12 +140,12 @@ at::Tensor BandRelativeAttend(const at::Tensor& qkv, int64_t heads, const at::Te
               " is not 3 * ", heads, " heads * d");
   TORCH_CHECK(window >= 1 && block >= 1, "window and block must be positive");
   const int64_t n = qkv.size(0), l = qkv.size(1), d = qkv.size(2) / (3 * heads);
-  const int64_t big_k = CheckRelativeTables(rel_k, rel_v, heads, d, head_k);
+  const int64_t big_k = CheckRelativeTables(rel_k, rel_v, d, k_clip);
   if (key_valid.defined()) {
     TORCH_CHECK(key_valid.dim() == 2 && key_valid.size(0) == n && key_valid.size(1) == l,
                 "key_valid must be [N, L]");
   }
-  const int64_t kc = *std::max_element(head_k.begin(), head_k.end()), nb = 2 * kc + 1;
+  const int64_t kc = k_clip, nb = 2 * kc + 1;
   const int64_t w = std::min(window, l);
   const int64_t bq = std::min(block, l);
   const int64_t blocks = (l + bq - 1) / bq;
@@ -189,7 +189,6 @@ at::Tensor BandRelativeAttend(const at::Tensor& qkv, int64_t heads, const at::Te
       t.nk = t.j1 - t.j0;
       t.nb = nb;
       t.window = w;
-      t.kh = head_k[h];
       t.kc = kc;
       t.key_bias = kbd != nullptr ? kbd + doc * l : nullptr;
       const float* base = xd + doc * l * ld_in;

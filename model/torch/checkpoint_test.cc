@@ -69,8 +69,8 @@ TEST_F(CheckpointTest, SaveLoadGivesIdenticalOutputs) {
   EXPECT_EQ(loaded->config.ToJson(), TinyConfig().ToJson());
   EXPECT_EQ(loaded->weights_sha256.size(), 64u);
   const ModelBatch batch = TinyBatch();
-  const AttentionPlan tp{{2, 2}, false, 0, AttentionImpl::kAuto};
-  const AttentionPlan sp{{4, 4}, false, 0, AttentionImpl::kAuto};
+  const AttentionPlan tp{2, false, 0, AttentionImpl::kAuto};
+  const AttentionPlan sp{4, false, 0, AttentionImpl::kAuto};
   at::NoGradGuard no_grad;
   const at::Tensor a = scorer_->forward(batch, tp, sp);
   const at::Tensor b = loaded->scorer->forward(batch, tp, sp);

@@ -38,15 +38,15 @@ at::Tensor RelativeSelfAttentionImpl::forward(const at::Tensor& x, const at::Ten
   if (plan.impl == AttentionImpl::kAuto && !is_training() && !at::GradMode::is_enabled() &&
       x.device().is_cpu() && x.scalar_type() == at::kFloat) {
     const int64_t window = plan.local ? plan.window : l;
-    return out(BandRelativeAttend(qkv(x), heads_, rel_k, rel_v, plan.head_k, valid, window));
+    return out(BandRelativeAttend(qkv(x), heads_, rel_k, rel_v, plan.k, valid, window));
   }
   const at::Tensor qkv_all = qkv(x).view({b, l, 3, heads_, head_dim_}).permute({2, 0, 3, 1, 4});
   const at::Tensor q = qkv_all[0], k = qkv_all[1], v = qkv_all[2];
   const double p = is_training() ? dropout_ : 0.0;
   const at::Tensor z = plan.local
-                           ? LocalRelativeAttend(q, k, v, rel_k, rel_v, plan.head_k, valid,
-                                                 plan.window, plan.impl, p, is_training())
-                           : RelativeAttend(q, k, v, rel_k, rel_v, plan.head_k, valid,
+                           ? LocalRelativeAttend(q, k, v, rel_k, rel_v, plan.k, valid, plan.window,
+                                                 plan.impl, p, is_training())
+                           : RelativeAttend(q, k, v, rel_k, rel_v, plan.k, valid,
                                             AttentionGeometry{}, plan.impl, p, is_training());
   return out(z.transpose(1, 2).reshape({b, l, heads_ * head_dim_}));
 }
@@ -77,8 +77,8 @@ namespace {
 class CheckpointedLayer : public torch::autograd::Function<CheckpointedLayer> {
  public:
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x,
-                            const at::Tensor& valid, int64_t layer_ptr,
-                            const std::vector<int64_t>& head_k, bool local, int64_t window) {
+                            const at::Tensor& valid, int64_t layer_ptr, int64_t k, bool local,
+                            int64_t window) {
     // The autograd context stores the layer as an integer: the cast back is the only way.
     auto* layer =
         reinterpret_cast<EncoderLayerImpl*>(layer_ptr);  // NOLINT(performance-no-int-to-ptr)
@@ -89,11 +89,11 @@ class CheckpointedLayer : public torch::autograd::Function<CheckpointedLayer> {
     }
     ctx->save_for_backward({x, valid});
     ctx->saved_data["layer"] = layer_ptr;
-    ctx->saved_data["head_k"] = c10::List<int64_t>(head_k);
+    ctx->saved_data["k"] = k;
     ctx->saved_data["local"] = local;
     ctx->saved_data["window"] = window;
     at::NoGradGuard no_grad;
-    return layer->forward(x, valid, AttentionPlan{head_k, local, window, AttentionImpl::kAuto});
+    return layer->forward(x, valid, AttentionPlan{k, local, window, AttentionImpl::kAuto});
   }
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
@@ -101,10 +101,8 @@ class CheckpointedLayer : public torch::autograd::Function<CheckpointedLayer> {
     const auto saved = ctx->get_saved_variables();
     auto* layer = reinterpret_cast<EncoderLayerImpl*>(  // NOLINT(performance-no-int-to-ptr)
         ctx->saved_data["layer"].toInt());
-    const auto hk = ctx->saved_data["head_k"].toIntList();
-    const AttentionPlan plan{std::vector<int64_t>(hk.begin(), hk.end()),
-                             ctx->saved_data["local"].toBool(), ctx->saved_data["window"].toInt(),
-                             AttentionImpl::kAuto};
+    const AttentionPlan plan{ctx->saved_data["k"].toInt(), ctx->saved_data["local"].toBool(),
+                             ctx->saved_data["window"].toInt(), AttentionImpl::kAuto};
     at::Generator gen = at::detail::getDefaultCPUGenerator();
     at::Tensor current;
     {
@@ -174,7 +172,7 @@ at::Tensor ExtractiveScorerImpl::TokenLayers(const at::Tensor& tokens, const at:
   for (const auto& layer : *token_layers) {
     auto* l = layer->as<EncoderLayer>();
     if (checkpoint) {
-      x = CheckpointedLayer::apply(x, valid, reinterpret_cast<int64_t>(l), plan.head_k, plan.local,
+      x = CheckpointedLayer::apply(x, valid, reinterpret_cast<int64_t>(l), plan.k, plan.local,
                                    plan.window);
     } else {
       x = l->forward(x, valid, plan);

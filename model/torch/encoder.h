@@ -23,10 +23,10 @@
 
 namespace rpsum::net {
 
-// How one forward pass attends: clip distance per head and full or block-local attention.
+// How one forward pass attends: the clip distance and full or block-local attention.
 struct AttentionPlan {
-  std::vector<int64_t> head_k;  // one per head, each in [1, table's K]
-  bool local = false;           // block-local attention with `window`
+  int64_t k = 0;       // in [1, table's K]
+  bool local = false;  // block-local attention with `window`
   int64_t window = 0;
   AttentionImpl impl = AttentionImpl::kAuto;
 };

@@ -38,8 +38,8 @@ TEST(Encoder, InferenceKernelMatchesTrainingKernel) {
   b.features = at::rand({2, s, kNumFeatures});
   at::NoGradGuard no_grad;
   for (const bool local : {false, true}) {
-    const AttentionPlan tp{{2, 4, 8, 8}, local, 16, AttentionImpl::kAuto};
-    const AttentionPlan sp{{4, 4, 4, 4}, local, 3, AttentionImpl::kAuto};
+    const AttentionPlan tp{4, local, 16, AttentionImpl::kAuto};
+    const AttentionPlan sp{4, local, 3, AttentionImpl::kAuto};
     AttentionPlan tp_fused = tp, sp_fused = sp;
     tp_fused.impl = sp_fused.impl = AttentionImpl::kFused;
     const at::Tensor band = m->forward(b, tp, sp);
@@ -72,8 +72,8 @@ TEST(Encoder, PaddingDoesNotChangeTheScores) {
   padded.unit_valid = at::cat({one.unit_valid, at::zeros({1, 3}, at::kBool)}, 1);
   padded.features = at::cat({one.features, at::rand({1, 3, kNumFeatures})}, 1);
   for (const bool local : {false, true}) {
-    const AttentionPlan tp{{4, 4, 8, 8}, local, 16, AttentionImpl::kAuto};
-    const AttentionPlan sp{{2, 2, 2, 2}, local, 2, AttentionImpl::kAuto};
+    const AttentionPlan tp{8, local, 16, AttentionImpl::kAuto};
+    const AttentionPlan sp{2, local, 2, AttentionImpl::kAuto};
     const at::Tensor a1 = m->forward(one, tp, sp);
     const at::Tensor a2 = m->forward(padded, tp, sp).narrow(1, 0, s);
     EXPECT_LT((a1 - a2).abs().max().item<double>(), 1e-5) << "local " << local;
@@ -107,8 +107,8 @@ TEST(Encoder, GradientCheckpointingMatchesTheDirectBackward) {
   b.unit_valid = at::ones({2, 3}, at::kBool);
   b.features = at::rand({2, 3, kNumFeatures});
   const at::Tensor y = at::tensor({1.f, 0.f, 0.f, 0.f, 1.f, 0.f}).view({2, 3});
-  const AttentionPlan tp{{4, 4}, true, 16, AttentionImpl::kAuto};
-  const AttentionPlan sp{{4, 4}, false, 0, AttentionImpl::kAuto};
+  const AttentionPlan tp{4, true, 16, AttentionImpl::kAuto};
+  const AttentionPlan sp{4, false, 0, AttentionImpl::kAuto};
   int64_t nodes = 0;  // of the last run's autograd graph
   auto run = [&](bool ckpt) {
     m->set_checkpoint_layers(ckpt);

@@ -62,9 +62,9 @@ void ThrowModelErrorForTesting(const std::string& message) { TORCH_CHECK(false, 
 
 namespace rpsum::net {
 
-AttentionPlan TokenPlan(const ModelConfig& config, int64_t window, int64_t k) {
+AttentionPlan TokenPlan(int64_t window, int64_t k) {
   AttentionPlan p;
-  p.head_k = config.HeadClips(k);
+  p.k = k;
   p.local = window > 0;
   p.window = window;
   return p;
@@ -72,7 +72,7 @@ AttentionPlan TokenPlan(const ModelConfig& config, int64_t window, int64_t k) {
 
 AttentionPlan UnitPlan(const ModelConfig& config, bool local) {
   AttentionPlan p;
-  p.head_k.assign(config.architecture.heads, config.architecture.unit_clip_distance);
+  p.k = config.architecture.unit_clip_distance;
   p.local = local;
   p.window = config.attention.unit_local_window;
   return p;
@@ -218,7 +218,7 @@ absl::StatusOr<std::vector<DocumentScores>> ScoreDocuments(
       const auto& [window, unit_local, alone] = key;
       std::vector<const PreparedDocument*> group;
       for (const size_t i : members) group.push_back(docs[i]);
-      const AttentionPlan token_plan = TokenPlan(config, window, k);
+      const AttentionPlan token_plan = TokenPlan(window, k);
       const AttentionPlan unit_plan = UnitPlan(config, unit_local);
       if (alone > 0) {
         out[members[0]] = InStretches(config, scorer, *group[0], device, token_plan, unit_plan,

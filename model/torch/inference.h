@@ -14,10 +14,10 @@
 
 namespace rpsum::net {
 
-// Plans for the token layers (k for every head; block-local with `window` tokens each side
+// Plans for the token layers (clip distance k; block-local with `window` tokens each side
 // when it is above 0) and the unit layers. The mode comes from each document's own length
 // (AttentionConfig::TokenWindow, IsLocalUnitAttention), never from a padded batch's.
-AttentionPlan TokenPlan(const model::ModelConfig& config, int64_t window, int64_t k);
+AttentionPlan TokenPlan(int64_t window, int64_t k);
 AttentionPlan UnitPlan(const model::ModelConfig& config, bool local);
 
 // Pads `docs` into one batch on `device`.

@@ -46,16 +46,15 @@ double MaxDiffValid(const at::Tensor& a, const at::Tensor& b, const at::Tensor& 
 TEST(ReferenceParity, AttentionMatchesPythonDenseFormula) {
   struct Case {
     int64_t l;
-    std::vector<int64_t> head_k;
+    int64_t k;
     int64_t window;  // 0: full
   };
   std::vector<Case> cases;
   for (int64_t l : {1, 2, 7, 64, 300}) {
-    for (int64_t k : {1, 4, 64, 320}) cases.push_back({l, {k, k, k, k}, 0});
+    for (int64_t k : {1, 4, 64, 320}) cases.push_back({l, k, 0});
   }
-  cases.push_back({70, {1, 4, 16, 64}, 0});   // per-head k
-  cases.push_back({300, {2, 4, 8, 16}, 50});  // block-local
-  cases.push_back({64, {4, 4, 4, 4}, 7});
+  cases.push_back({300, 8, 50});  // block-local
+  cases.push_back({64, 4, 7});
 
   at::manual_seed(42);
   NamedTensors tensors;
@@ -71,7 +70,7 @@ TEST(ReferenceParity, AttentionMatchesPythonDenseFormula) {
                                   at::randn({2 * 320 + 1, 8}), valid};
     const char* names[] = {"q", "k", "v", "rel_k", "rel_v", "valid"};
     for (int j = 0; j < 6; ++j) tensors.emplace_back(p + names[j], in[j]);
-    nlohmann::json m = {{"head_k", c.head_k}};
+    nlohmann::json m = {{"k", c.k}};
     if (c.window > 0) m["window"] = c.window;
     meta.push_back(m);
     inputs.push_back(in);
@@ -90,11 +89,11 @@ TEST(ReferenceParity, AttentionMatchesPythonDenseFormula) {
     for (AttentionImpl impl : {AttentionImpl::kComposite, AttentionImpl::kFused}) {
       const at::Tensor z =
           cases[i].window > 0
-              ? LocalRelativeAttend(in[0], in[1], in[2], in[3], in[4], cases[i].head_k, in[5],
+              ? LocalRelativeAttend(in[0], in[1], in[2], in[3], in[4], cases[i].k, in[5],
                                     cases[i].window, impl)
-              : RelativeAttend(in[0], in[1], in[2], in[3], in[4], cases[i].head_k, in[5], {}, impl);
+              : RelativeAttend(in[0], in[1], in[2], in[3], in[4], cases[i].k, in[5], {}, impl);
       EXPECT_LT(MaxDiffValid(z, ref, in[5]), 1e-5)
-          << "case " << i << " L=" << cases[i].l << " k=" << cases[i].head_k[0]
+          << "case " << i << " L=" << cases[i].l << " k=" << cases[i].k
           << " impl=" << static_cast<int>(impl);
     }
   }
@@ -119,9 +118,9 @@ TEST(ReferenceParity, WholeScorerMatchesPython) {
   b.unit_valid[1][4] = false;
   b.features = at::rand({2, 5, 3});
   for (bool local : {false, true}) {
-    const AttentionPlan tp{{4, 8, 16, 4}, local, 20, AttentionImpl::kAuto};
-    const AttentionPlan sp{{2, 2, 2, 2}, local, 2, AttentionImpl::kAuto};
-    nlohmann::json plan = {{"token_k", tp.head_k}, {"unit_k", sp.head_k}};
+    const AttentionPlan tp{8, local, 20, AttentionImpl::kAuto};
+    const AttentionPlan sp{2, local, 2, AttentionImpl::kAuto};
+    nlohmann::json plan = {{"token_k", tp.k}, {"unit_k", sp.k}};
     if (local) plan.update({{"token_window", 20}, {"unit_window", 2}});
     ASSERT_TRUE(WriteSafetensors((dir / "batch.safetensors").string(),
                                  {{"tokens", b.tokens},

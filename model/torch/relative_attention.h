@@ -41,15 +41,14 @@ struct AttentionGeometry {
 };
 
 // The core: q [N, H, Lq, d], k and v [N, H, Lk, d]; rel_k and rel_v [2K+1, d] (the whole
-// tables); head_k: H clip distances, each in [0, K] (0: no relative positions); key_valid: [N, Lk]
+// tables); k_clip: the clip distance, in [0, K] (0: no relative positions); key_valid: [N, Lk]
 // bool, or undefined (all valid); every query must have at least one valid key in its window.
 // Returns z [N, H, Lq, d]. kAuto picks kFused on CPU float32, else kComposite (any device). Dropout
 // on the weights applies with `training`. Throws c10::Error on bad shapes (callers in model/ turn
 // exceptions into statuses). Thread-safe.
 at::Tensor RelativeAttend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                          const at::Tensor& rel_k, const at::Tensor& rel_v,
-                          const std::vector<int64_t>& head_k, const at::Tensor& key_valid,
-                          const AttentionGeometry& geometry = {},
+                          const at::Tensor& rel_k, const at::Tensor& rel_v, int64_t k_clip,
+                          const at::Tensor& key_valid, const AttentionGeometry& geometry = {},
                           AttentionImpl impl = AttentionImpl::kAuto, double dropout = 0.0,
                           bool training = false);
 
@@ -63,10 +62,10 @@ at::Tensor VanillaAttend(const at::Tensor& q, const at::Tensor& k, const at::Ten
 // with L. Same result as RelativeAttend with geometry {0, window}. key_valid [B, L] or
 // undefined. Thread-safe.
 at::Tensor LocalRelativeAttend(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
-                               const at::Tensor& rel_k, const at::Tensor& rel_v,
-                               const std::vector<int64_t>& head_k, const at::Tensor& key_valid,
-                               int64_t window, AttentionImpl impl = AttentionImpl::kAuto,
-                               double dropout = 0.0, bool training = false);
+                               const at::Tensor& rel_k, const at::Tensor& rel_v, int64_t k_clip,
+                               const at::Tensor& key_valid, int64_t window,
+                               AttentionImpl impl = AttentionImpl::kAuto, double dropout = 0.0,
+                               bool training = false);
 
 // The inference kernel (no autograd, no dropout; CPU float32) of relative self-attention over
 // the band |j - i| <= window (window >= L: full attention), read straight from the QKV
@@ -77,13 +76,13 @@ at::Tensor LocalRelativeAttend(const at::Tensor& q, const at::Tensor& k, const a
 // Same result as RelativeAttend / LocalRelativeAttend up to float rounding; a row without any
 // valid key gets uniform weights over its band. Thread-safe.
 at::Tensor BandRelativeAttend(const at::Tensor& qkv, int64_t heads, const at::Tensor& rel_k,
-                              const at::Tensor& rel_v, const std::vector<int64_t>& head_k,
-                              const at::Tensor& key_valid, int64_t window, int64_t block = 64);
+                              const at::Tensor& rel_v, int64_t k_clip, const at::Tensor& key_valid,
+                              int64_t window, int64_t block = 64);
 
-// Checks the relative tables rel_k and rel_v (both [2K+1, d]) and the per-head clip distances
-// (one per head, each in [1, K]); throws c10::Error naming what is wrong. Returns K.
-int64_t CheckRelativeTables(const at::Tensor& rel_k, const at::Tensor& rel_v, int64_t heads,
-                            int64_t d, const std::vector<int64_t>& head_k);
+// Checks the relative tables rel_k and rel_v (both [2K+1, d]) and the clip distance (in
+// [0, K]); throws c10::Error naming what is wrong. Returns K.
+int64_t CheckRelativeTables(const at::Tensor& rel_k, const at::Tensor& rel_v, int64_t d,
+                            int64_t k_clip);
 
 // A dropout mask shaped like `like`: each element 0 with probability p, else 1 / (1 - p).
 // Generated in parallel by a counter-based hash seeded from ATen's default generator (so
@@ -93,10 +92,10 @@ at::Tensor DropoutMask(const at::Tensor& like, double p);
 // x * DropoutMask(x, p) when training and p > 0, else x. Differentiable.
 at::Tensor FastDropout(const at::Tensor& x, double p, bool training);
 
-// The relative index table r(i,j) - K + Kc for heads with `head_k` (Kc = max head_k), shape
-// [H, Lq, Lk], int64, on `device`; cached by its arguments (a small LRU). Thread-safe.
-at::Tensor RelativeIndex(int64_t lq, int64_t lk, const std::vector<int64_t>& head_k,
-                         const AttentionGeometry& geometry, const at::Device& device);
+// The relative index table clip(j - i + offset, -k_clip, k_clip) + k_clip, shape [Lq, Lk],
+// int64, on `device`; cached by its arguments (a small LRU). Thread-safe.
+at::Tensor RelativeIndex(int64_t lq, int64_t lk, int64_t k_clip, const AttentionGeometry& geometry,
+                         const at::Device& device);
 
 }  // namespace rpsum::net
 

@@ -14,11 +14,11 @@ namespace {
 
 struct Inputs {
   at::Tensor q, k, v, rel_k, rel_v, valid;
-  std::vector<int64_t> head_k;
+  int64_t k_clip = 0;
 };
 
 // B=2 documents, H=4 heads of d=8; the second document's last third of keys is padding.
-Inputs Make(int64_t l, int64_t table_k, std::vector<int64_t> head_k, bool grad = false,
+Inputs Make(int64_t l, int64_t table_k, int64_t k_clip, bool grad = false,
             at::ScalarType dtype = at::kFloat) {
   Inputs in;
   const auto o = at::TensorOptions().dtype(dtype);
@@ -29,7 +29,7 @@ Inputs Make(int64_t l, int64_t table_k, std::vector<int64_t> head_k, bool grad =
   in.rel_v = at::randn({2 * table_k + 1, 8}, o);
   in.valid = at::ones({2, l}, at::kBool);
   if (l > 2) in.valid[1].narrow(0, l - l / 3, l / 3).fill_(false);
-  in.head_k = std::move(head_k);
+  in.k_clip = k_clip;
   if (grad) {
     for (at::Tensor* t : {&in.q, &in.k, &in.v, &in.rel_k, &in.rel_v}) t->requires_grad_(true);
   }
@@ -57,12 +57,12 @@ TEST_P(ExactnessTest, EfficientFusedAndDenseAgree) {
   const auto [l, k] = GetParam();
   at::manual_seed(l * 1000 + k);
   const int64_t table_k = std::max<int64_t>(k, 64);
-  const Inputs in = Make(l, table_k, {k, k, k, k});
-  const at::Tensor dense = RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.head_k, in.valid,
+  const Inputs in = Make(l, table_k, k);
+  const at::Tensor dense = RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.k_clip, in.valid,
                                           {}, AttentionImpl::kDense);
-  const at::Tensor comp = RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.head_k, in.valid,
+  const at::Tensor comp = RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.k_clip, in.valid,
                                          {}, AttentionImpl::kComposite);
-  const at::Tensor fused = RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.head_k, in.valid,
+  const at::Tensor fused = RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.k_clip, in.valid,
                                           {}, AttentionImpl::kFused);
   EXPECT_LT(MaxDiff(ValidRows(comp, in.valid), ValidRows(dense, in.valid)), 1e-5);
   EXPECT_LT(MaxDiff(ValidRows(fused, in.valid), ValidRows(dense, in.valid)), 1e-5);
@@ -74,29 +74,24 @@ INSTANTIATE_TEST_SUITE_P(LengthsAndClips, ExactnessTest,
                          ::testing::Combine(::testing::Values(1, 2, 7, 64, 300),
                                             ::testing::Values(0, 1, 4, 64, 400)));
 
-TEST(RelativeAttention, PerHeadClipDistances) {
+TEST(RelativeAttention, TheClipDistanceMatters) {
   at::manual_seed(7);
-  const Inputs in = Make(70, 64, {1, 4, 16, 64});
-  const at::Tensor dense = RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.head_k, in.valid,
-                                          {}, AttentionImpl::kDense);
-  for (AttentionImpl impl : {AttentionImpl::kComposite, AttentionImpl::kFused}) {
-    const at::Tensor z =
-        RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.head_k, in.valid, {}, impl);
-    EXPECT_LT(MaxDiff(ValidRows(z, in.valid), ValidRows(dense, in.valid)), 1e-5);
+  const Inputs in = Make(70, 64, 1);
+  for (AttentionImpl impl : {AttentionImpl::kDense, AttentionImpl::kFused}) {
+    const at::Tensor near =
+        RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, 1, in.valid, {}, impl);
+    const at::Tensor far =
+        RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, 64, in.valid, {}, impl);
+    EXPECT_GT(MaxDiff(near, far), 1e-3);
   }
-  // A head with k = 1 differs from the same head with k = 64: the clip matters.
-  const at::Tensor other = RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, {64, 4, 16, 64},
-                                          in.valid, {}, AttentionImpl::kFused);
-  EXPECT_GT(MaxDiff(other.select(1, 0), dense.select(1, 0)), 1e-3);
-  EXPECT_LT(MaxDiff(other.select(1, 1), dense.select(1, 1)), 1e-6);
 }
 
 TEST(RelativeAttention, RelativeTermsCarryWeight) {
   at::manual_seed(8);
-  Inputs in = Make(32, 8, {8, 8, 8, 8});
-  const at::Tensor with = RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.head_k, in.valid);
+  Inputs in = Make(32, 8, 8);
+  const at::Tensor with = RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.k_clip, in.valid);
   const at::Tensor without = RelativeAttend(in.q, in.k, in.v, at::zeros_like(in.rel_k),
-                                            at::zeros_like(in.rel_v), in.head_k, in.valid);
+                                            at::zeros_like(in.rel_v), in.k_clip, in.valid);
   EXPECT_GT(MaxDiff(with, without), 1e-2);
   EXPECT_LT(MaxDiff(without, VanillaAttend(in.q, in.k, in.v, in.valid)), 1e-5);
 }
@@ -104,14 +99,14 @@ TEST(RelativeAttention, RelativeTermsCarryWeight) {
 TEST(RelativeAttention, GradientsOfEfficientPathMatchDense) {
   for (int64_t l : {7, 64}) {
     at::manual_seed(l);
-    Inputs a = Make(l, 16, {1, 2, 4, 16}, /*grad=*/true);
+    Inputs a = Make(l, 16, 4, /*grad=*/true);
     const at::Tensor w = at::randn({2, 4, l, 8});
     auto grads = [&](AttentionImpl impl) {
       for (at::Tensor* t : {&a.q, &a.k, &a.v, &a.rel_k, &a.rel_v}) {
         if (t->grad().defined()) t->mutable_grad().zero_();
       }
       const at::Tensor z =
-          RelativeAttend(a.q, a.k, a.v, a.rel_k, a.rel_v, a.head_k, a.valid, {}, impl);
+          RelativeAttend(a.q, a.k, a.v, a.rel_k, a.rel_v, a.k_clip, a.valid, {}, impl);
       (z * w).sum().backward();
       std::vector<at::Tensor> g;
       for (at::Tensor* t : {&a.q, &a.k, &a.v, &a.rel_k, &a.rel_v}) g.push_back(t->grad().clone());
@@ -131,33 +126,33 @@ TEST(RelativeAttention, GradientsOfEfficientPathMatchDense) {
 
 TEST(RelativeAttention, FusedAutogradWithDropout) {
   at::manual_seed(3);
-  Inputs a = Make(16, 4, {4, 4, 4, 4}, /*grad=*/true);
-  const at::Tensor z = RelativeAttend(a.q, a.k, a.v, a.rel_k, a.rel_v, a.head_k, a.valid, {},
+  Inputs a = Make(16, 4, 4, /*grad=*/true);
+  const at::Tensor z = RelativeAttend(a.q, a.k, a.v, a.rel_k, a.rel_v, a.k_clip, a.valid, {},
                                       AttentionImpl::kAuto, 0.5, /*training=*/true);
   EXPECT_TRUE(z.requires_grad());
   z.sum().backward();
   EXPECT_TRUE(a.rel_v.grad().defined());
   EXPECT_TRUE(at::isfinite(a.q.grad()).all().item<bool>());
   // Dropout changes the output; without training it is off.
-  const at::Tensor eval = RelativeAttend(a.q, a.k, a.v, a.rel_k, a.rel_v, a.head_k, a.valid, {},
+  const at::Tensor eval = RelativeAttend(a.q, a.k, a.v, a.rel_k, a.rel_v, a.k_clip, a.valid, {},
                                          AttentionImpl::kAuto, 0.5, /*training=*/false);
   const at::Tensor dense =
-      RelativeAttend(a.q, a.k, a.v, a.rel_k, a.rel_v, a.head_k, a.valid, {}, AttentionImpl::kDense);
+      RelativeAttend(a.q, a.k, a.v, a.rel_k, a.rel_v, a.k_clip, a.valid, {}, AttentionImpl::kDense);
   EXPECT_LT(MaxDiff(ValidRows(eval, a.valid), ValidRows(dense, a.valid)), 1e-5);
   EXPECT_GT(MaxDiff(z, eval), 1e-3);
 }
 
 // Gradient check by finite differences of the fused backward (float64 inputs are not
 // supported by the fused kernel, so compare against the dense path's autograd instead at
-// several clip settings, including per-head k and the window).
+// several clip settings and the window).
 TEST(RelativeAttention, FusedLocalGradientsMatchDense) {
   at::manual_seed(12);
-  Inputs a = Make(40, 8, {1, 2, 4, 8}, /*grad=*/true);
+  Inputs a = Make(40, 8, 4, /*grad=*/true);
   const at::Tensor mask = a.valid.view({2, 1, 40, 1}).to(at::kFloat);
   const at::Tensor w = at::randn({2, 4, 40, 8});
-  const at::Tensor dense = RelativeAttend(a.q, a.k, a.v, a.rel_k, a.rel_v, a.head_k, a.valid,
+  const at::Tensor dense = RelativeAttend(a.q, a.k, a.v, a.rel_k, a.rel_v, a.k_clip, a.valid,
                                           AttentionGeometry{0, 6}, AttentionImpl::kDense);
-  const at::Tensor local = LocalRelativeAttend(a.q, a.k, a.v, a.rel_k, a.rel_v, a.head_k, a.valid,
+  const at::Tensor local = LocalRelativeAttend(a.q, a.k, a.v, a.rel_k, a.rel_v, a.k_clip, a.valid,
                                                6, AttentionImpl::kFused);
   const std::vector<at::Tensor> inputs = {a.q, a.k, a.v, a.rel_k, a.rel_v};
   const auto gd = torch::autograd::grad({(dense * mask * w).sum()}, inputs);
@@ -170,18 +165,18 @@ class LocalTest : public ::testing::TestWithParam<std::tuple<int64_t, int64_t>> 
 TEST_P(LocalTest, BlockLocalEqualsDenseRestrictedToTheWindow) {
   const auto [l, window] = GetParam();
   at::manual_seed(l + window);
-  const Inputs in = Make(l, 16, {2, 4, 8, 16});
-  const at::Tensor dense = RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.head_k, in.valid,
+  const Inputs in = Make(l, 16, 8);
+  const at::Tensor dense = RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.k_clip, in.valid,
                                           AttentionGeometry{0, window}, AttentionImpl::kDense);
   for (AttentionImpl impl : {AttentionImpl::kComposite, AttentionImpl::kFused}) {
-    const at::Tensor local = LocalRelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.head_k,
+    const at::Tensor local = LocalRelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.k_clip,
                                                  in.valid, window, impl);
     ASSERT_EQ(local.sizes(), dense.sizes());
     EXPECT_LT(MaxDiff(ValidRows(local, in.valid), ValidRows(dense, in.valid)), 1e-5)
         << "impl " << static_cast<int>(impl);
   }
   if (window < l - 1) {  // the window really restricts: full attention differs
-    const at::Tensor full = RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.head_k,
+    const at::Tensor full = RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.k_clip,
                                            in.valid, {}, AttentionImpl::kDense);
     EXPECT_GT(MaxDiff(full, dense), 1e-4);
   }
@@ -196,7 +191,7 @@ at::Tensor Band(const Inputs& in, int64_t window, int64_t block) {
   const int64_t n = in.q.size(0), h = in.q.size(1), l = in.q.size(2), d = in.q.size(3);
   const at::Tensor qkv =
       at::cat({in.q, in.k, in.v}, 1).permute({0, 2, 1, 3}).reshape({n, l, 3 * h * d});
-  return BandRelativeAttend(qkv, h, in.rel_k, in.rel_v, in.head_k, in.valid, window, block)
+  return BandRelativeAttend(qkv, h, in.rel_k, in.rel_v, in.k_clip, in.valid, window, block)
       .view({n, l, h, d})
       .transpose(1, 2);  // back to [N, H, L, d]
 }
@@ -206,9 +201,9 @@ class BandTest : public ::testing::TestWithParam<std::tuple<int64_t, int64_t, in
 TEST_P(BandTest, EqualsDenseRestrictedToTheBand) {
   const auto [l, window, block] = GetParam();
   at::manual_seed(l * 31 + window * 7 + block);
-  const Inputs in = Make(l, 16, {2, 4, 8, 16});  // per-head k, padded keys in document 2
+  const Inputs in = Make(l, 16, 8);  // padded keys in document 2
   const AttentionGeometry g = window >= l ? AttentionGeometry{} : AttentionGeometry{0, window};
-  const at::Tensor dense = RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.head_k, in.valid,
+  const at::Tensor dense = RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.k_clip, in.valid,
                                           g, AttentionImpl::kDense);
   const at::Tensor band = Band(in, window, block);
   ASSERT_EQ(band.sizes(), dense.sizes());
@@ -226,21 +221,21 @@ INSTANTIATE_TEST_SUITE_P(LengthsWindowsBlocks, BandTest,
 TEST(RelativeAttention, ZeroClipReadsOnlyTheCentreRow) {
   at::manual_seed(11);
   for (const int64_t k : {0, 1}) {
-    const Inputs in = Make(300, 16, {k, k, k, k});
+    const Inputs in = Make(300, 16, k);
     Inputs redrawn = in;  // every row of both tables but the centre (16) drawn again
     redrawn.rel_k = in.rel_k.clone();
     redrawn.rel_v = in.rel_v.clone();
     redrawn.rel_k.narrow(0, 0, 16).normal_();
     redrawn.rel_v.narrow(0, 17, 16).normal_();
-    const at::Tensor dense = RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.head_k,
+    const at::Tensor dense = RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.k_clip,
                                             in.valid, {}, AttentionImpl::kDense);
     const AttentionGeometry g{0, 50};
-    const at::Tensor local = RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.head_k,
+    const at::Tensor local = RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.k_clip,
                                             in.valid, g, AttentionImpl::kDense);
     const at::Tensor band = Band(redrawn, 50, 64);
     for (AttentionImpl impl :
          {AttentionImpl::kDense, AttentionImpl::kComposite, AttentionImpl::kFused}) {
-      const at::Tensor z = RelativeAttend(in.q, in.k, in.v, redrawn.rel_k, redrawn.rel_v, in.head_k,
+      const at::Tensor z = RelativeAttend(in.q, in.k, in.v, redrawn.rel_k, redrawn.rel_v, in.k_clip,
                                           in.valid, {}, impl);
       const double diff = MaxDiff(ValidRows(z, in.valid), ValidRows(dense, in.valid));
       if (k == 0) {
@@ -267,14 +262,14 @@ TEST(RelativeAttention, BandMatchesTheFusedTrainingKernelAtModelShape) {
   in.v = at::randn({1, 4, 1500, 48});
   in.rel_k = at::randn({513, 48});
   in.rel_v = at::randn({513, 48});
-  in.head_k = {16, 16, 16, 16};
-  const at::Tensor fused = LocalRelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.head_k,
+  in.k_clip = 16;
+  const at::Tensor fused = LocalRelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, in.k_clip,
                                                at::Tensor(), 256, AttentionImpl::kFused);
   EXPECT_LT(MaxDiff(Band(in, 256, 64), fused), 1e-5);
 }
 
 TEST(RelativeAttention, BandRowWithoutValidKeysIsFinite) {
-  Inputs in = Make(20, 4, {4, 4, 4, 4});
+  Inputs in = Make(20, 4, 4);
   in.valid[1].fill_(false);  // document 2 is all padding
   const at::Tensor band = Band(in, 3, 8);
   EXPECT_FALSE(band.isnan().any().item<bool>());
@@ -282,28 +277,28 @@ TEST(RelativeAttention, BandRowWithoutValidKeysIsFinite) {
 }
 
 TEST(RelativeAttention, BandRejectsBadArguments) {
-  const Inputs in = Make(8, 4, {4, 4, 4, 4});
+  const Inputs in = Make(8, 4, 4);
   const at::Tensor qkv = at::randn({2, 8, 96});
-  EXPECT_THROW(BandRelativeAttend(qkv, 4, in.rel_k, in.rel_v, {5, 4, 4, 4}, in.valid, 4),
+  EXPECT_THROW(BandRelativeAttend(qkv, 4, in.rel_k, in.rel_v, 5, in.valid, 4),
                c10::Error);  // k above the table
-  EXPECT_THROW(BandRelativeAttend(qkv, 5, in.rel_k, in.rel_v, in.head_k, in.valid, 4),
+  EXPECT_THROW(BandRelativeAttend(qkv, 5, in.rel_k, in.rel_v, in.k_clip, in.valid, 4),
                c10::Error);  // 96 is not 3 * 5 heads * d
-  EXPECT_THROW(BandRelativeAttend(qkv, 4, in.rel_k, in.rel_v, in.head_k, in.valid, 0),
+  EXPECT_THROW(BandRelativeAttend(qkv, 4, in.rel_k, in.rel_v, in.k_clip, in.valid, 0),
                c10::Error);  // window
   EXPECT_THROW(
-      BandRelativeAttend(qkv.to(at::kDouble), 4, in.rel_k, in.rel_v, in.head_k, in.valid, 4),
+      BandRelativeAttend(qkv.to(at::kDouble), 4, in.rel_k, in.rel_v, in.k_clip, in.valid, 4),
       c10::Error);  // float32 only
   EXPECT_THROW(
-      BandRelativeAttend(qkv, 4, in.rel_k, in.rel_v, in.head_k, in.valid.narrow(1, 0, 4), 4),
+      BandRelativeAttend(qkv, 4, in.rel_k, in.rel_v, in.k_clip, in.valid.narrow(1, 0, 4), 4),
       c10::Error);  // key_valid shape
 }
 
 TEST(RelativeAttention, LocalGradientsMatchDenseWindowed) {
   at::manual_seed(11);
-  Inputs a = Make(40, 8, {1, 2, 4, 8}, /*grad=*/true);
-  const at::Tensor dense = RelativeAttend(a.q, a.k, a.v, a.rel_k, a.rel_v, a.head_k, a.valid,
+  Inputs a = Make(40, 8, 4, /*grad=*/true);
+  const at::Tensor dense = RelativeAttend(a.q, a.k, a.v, a.rel_k, a.rel_v, a.k_clip, a.valid,
                                           AttentionGeometry{0, 6}, AttentionImpl::kDense);
-  const at::Tensor local = LocalRelativeAttend(a.q, a.k, a.v, a.rel_k, a.rel_v, a.head_k, a.valid,
+  const at::Tensor local = LocalRelativeAttend(a.q, a.k, a.v, a.rel_k, a.rel_v, a.k_clip, a.valid,
                                                6, AttentionImpl::kComposite);
   const at::Tensor mask = a.valid.view({2, 1, 40, 1}).to(at::kFloat);
   const auto gd = torch::autograd::grad({(dense * mask).sum()}, {a.q, a.rel_k, a.rel_v});
@@ -312,25 +307,25 @@ TEST(RelativeAttention, LocalGradientsMatchDenseWindowed) {
 }
 
 TEST(RelativeAttention, RejectsBadArguments) {
-  const Inputs in = Make(8, 4, {4, 4, 4, 4});
-  EXPECT_THROW(RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, {5, 4, 4, 4}, in.valid),
+  const Inputs in = Make(8, 4, 4);
+  EXPECT_THROW(RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, 5, in.valid),
                c10::Error);  // k above the table
-  EXPECT_THROW(RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, {4, 4}, in.valid),
-               c10::Error);  // not one k per head
+  EXPECT_THROW(RelativeAttend(in.q, in.k, in.v, in.rel_k, in.rel_v, -1, in.valid),
+               c10::Error);  // a negative k
   EXPECT_THROW(
-      RelativeAttend(in.q, in.k.narrow(3, 0, 4), in.v, in.rel_k, in.rel_v, in.head_k, in.valid),
+      RelativeAttend(in.q, in.k.narrow(3, 0, 4), in.v, in.rel_k, in.rel_v, in.k_clip, in.valid),
       c10::Error);
 }
 
 TEST(RelativeAttention, IndexTableIsCachedAndCorrect) {
-  const at::Tensor a = RelativeIndex(5, 5, {2}, {}, at::kCPU);
-  const at::Tensor b = RelativeIndex(5, 5, {2}, {}, at::kCPU);
+  const at::Tensor a = RelativeIndex(5, 5, 2, {}, at::kCPU);
+  const at::Tensor b = RelativeIndex(5, 5, 2, {}, at::kCPU);
   EXPECT_TRUE(a.is_same(b));
   // r(i,j) = clip(j - i, -2, 2) + 2
-  EXPECT_EQ(a[0][0][0].item<int64_t>(), 2);
-  EXPECT_EQ(a[0][0][4].item<int64_t>(), 4);
-  EXPECT_EQ(a[0][4][0].item<int64_t>(), 0);
-  EXPECT_EQ(a[0][2][3].item<int64_t>(), 3);
+  EXPECT_EQ(a[0][0].item<int64_t>(), 2);
+  EXPECT_EQ(a[0][4].item<int64_t>(), 4);
+  EXPECT_EQ(a[4][0].item<int64_t>(), 0);
+  EXPECT_EQ(a[2][3].item<int64_t>(), 3);
 }
 
 }  // namespace

@@ -28,15 +28,15 @@ import safetensors_np  # noqa: E402
 MASK = -1e30
 
 
-def rpr_attention(q, k, v, a_k, a_v, head_k, key_valid=None, window=None):
-    """q, k, v: [B, H, L, d]; a_k, a_v: [2K+1, d]; head_k: list of H ints; key_valid [B, L]."""
+def rpr_attention(q, k, v, a_k, a_v, k_clip, key_valid=None, window=None):
+    """q, k, v: [B, H, L, d]; a_k, a_v: [2K+1, d]; k_clip: the clip distance; key_valid [B, L]."""
     _, _, length, d = q.shape
     big_k = (a_k.shape[0] - 1) // 2
     pos = torch.arange(length)
     rel = pos[None, :] - pos[:, None]  # j - i
-    r = torch.stack([rel.clamp(-kh, kh) + big_k for kh in head_k])  # [H, L, L]
-    ak_r, av_r = a_k[r], a_v[r]  # [H, L, L, d]
-    e = (torch.einsum("bhid,bhjd->bhij", q, k) + torch.einsum("bhid,hijd->bhij", q, ak_r))
+    r = rel.clamp(-k_clip, k_clip) + big_k  # [L, L]
+    ak_r, av_r = a_k[r], a_v[r]  # [L, L, d]
+    e = (torch.einsum("bhid,bhjd->bhij", q, k) + torch.einsum("bhid,ijd->bhij", q, ak_r))
     e = e / math.sqrt(d)
     allowed = torch.ones(length, length, dtype=torch.bool)
     if window is not None:
@@ -46,7 +46,7 @@ def rpr_attention(q, k, v, a_k, a_v, head_k, key_valid=None, window=None):
         allowed = allowed & key_valid[:, None, None, :].bool()
     e = e.masked_fill(~allowed, MASK)
     a = torch.softmax(e, dim=-1)
-    return torch.einsum("bhij,bhjd->bhid", a, v) + torch.einsum("bhij,hijd->bhid", a, av_r)
+    return torch.einsum("bhij,bhjd->bhid", a, v) + torch.einsum("bhij,ijd->bhid", a, av_r)
 
 
 def layer_norm(x, w, prefix):
@@ -57,13 +57,13 @@ def linear(x, w, prefix):
     return x @ w[prefix + ".weight"].T + w[prefix + ".bias"]
 
 
-def encoder_layer(x, valid, w, prefix, heads, head_k, window):
+def encoder_layer(x, valid, w, prefix, heads, k_clip, window):
     b, length, hidden = x.shape
     dh = hidden // heads
     h = layer_norm(x, w, prefix + ".ln1")
     qkv = linear(h, w, prefix + ".attn.qkv").view(b, length, 3, heads, dh).permute(2, 0, 3, 1, 4)
     z = rpr_attention(qkv[0], qkv[1], qkv[2], w[prefix + ".attn.rel_k"], w[prefix + ".attn.rel_v"],
-                      head_k, valid, window)
+                      k_clip, valid, window)
     x = x + linear(z.transpose(1, 2).reshape(b, length, hidden), w, prefix + ".attn.out")
     h = layer_norm(x, w, prefix + ".ln2")
     return x + linear(torch.nn.functional.gelu(linear(h, w, prefix + ".ff1")), w, prefix + ".ff2")
@@ -100,7 +100,7 @@ def main(argv):
         for i, case in enumerate(json.loads(meta["cases"])):
             g = {n: t(tensors[f"case{i}.{n}"]) for n in ("q", "k", "v", "rel_k", "rel_v", "valid")}
             z = rpr_attention(g["q"].double(), g["k"].double(), g["v"].double(),
-                              g["rel_k"].double(), g["rel_v"].double(), case["head_k"],
+                              g["rel_k"].double(), g["rel_v"].double(), case["k"],
                               g["valid"], case.get("window"))
             out[f"case{i}.z"] = z.float().numpy()
         safetensors_np.save(argv[3], out)
