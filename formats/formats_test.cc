@@ -449,6 +449,23 @@ TEST(Pdf, PreformattedLinesAreLeftOutUnlessTheyAreTheDocument) {
   EXPECT_THAT(mono->text, HasSubstr("This memo describes how the cache keeps recent pages"));
 }
 
+// What a paper holds besides its sentences is left out (paper.in, written by hand: a body in
+// Times, headings in Times-Bold, a formula in TeX's math italic CMMI10): a contents line's dot
+// leaders, a display formula and its number (the sentence around it stays one paragraph), a
+// plot's axis labels, and the bibliography up to the next heading of its style.
+TEST(Pdf, FormulasFiguresContentsAndTheBibliographyAreLeftOut) {
+  const auto x = Extract(ReadTestFile("paper.pdf"), ContentType::kPdf, {});
+  ASSERT_TRUE(x.ok()) << x.status();
+  const std::string first =
+      "The model scores each sentence of a document and keeps the best ones for the summary.";
+  EXPECT_EQ(Lines(x->text),
+            (std::vector<std::string>{
+                "1 Introduction", first,
+                "The loss over a batch is where a is the first term and b the second.", "A Proofs",
+                "The appendix proves that the loss falls as the model learns."}));
+  EXPECT_EQ(x->heading_levels.size(), 2U);
+}
+
 // A page shown turned (/Rotate 90) is read upright, and its boxes are where the words are shown.
 TEST(Pdf, RotatedPagesAreReadUprightWithBoxesAsShown) {
   const auto x = Extract(ReadTestFile("rotated.pdf"), ContentType::kPdf, {});

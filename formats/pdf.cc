@@ -1,10 +1,10 @@
 // PDF (poppler) into the text form. Poppler gives each page's words in reading order (columns
-// one after the other) with their boxes and font sizes; here words become lines, lines become
-// blocks (a paragraph, heading or list item: one line of the text form each), and the page
-// furniture goes: lines in the top or bottom tenth of a page that repeat on three pages or half
-// of them (running titles, chapter titles, dates, URLs), page numbers, and such lines apart from
-// the body that hold a URL, a date or a time. A hyphen at a line end joins the word
-// across the break when the next line goes on in lowercase.
+// one after the other) with their boxes, font sizes and fonts; here words become lines, lines
+// become blocks (a paragraph, heading or list item: one line of the text form each), and what is
+// not the document's sentences goes (formats/pdf_filter.cc): page furniture (running headers
+// and footers, page numbers, dates and URLs apart from the body), preformatted lines, display
+// formulas and the bibliography. A hyphen at a line end joins the word across the break when
+// the next line goes on in lowercase.
 #include <Error.h>
 #include <GlobalParams.h>
 #include <PDFDoc.h>
@@ -35,44 +35,6 @@ namespace rpsum::formats::internal {
 namespace {
 
 double Height(const Box& b) { return b.y1 - b.y0; }
-
-// Digits as '#': "Page 3 of 9" and "Page 4 of 9" are one running line.
-std::string Shape(const std::string& text) {
-  std::string s;
-  for (char c : text) s += std::isdigit(static_cast<unsigned char>(c)) ? '#' : c;
-  return s;
-}
-
-// "3", "- 3 -", "3/9", "3 of 9", "Page 3", "Page 3 of 9", "iv".
-bool IsPageNumber(const std::string& text) {
-  std::string t;
-  for (char c : Shape(text)) {
-    if (c != ' ' && c != '-') t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  if (absl::StartsWith(t, "page")) t = t.substr(4);
-  if (t.empty()) return false;
-  if (t.find_first_not_of("ivxlc") == std::string::npos && t.size() <= 6) return true;
-  size_t i = 0;
-  while (i < t.size() && t[i] == '#') ++i;
-  if (i == 0) return false;
-  if (i == t.size()) return true;
-  std::string rest = t.substr(i);
-  if (absl::StartsWith(rest, "/")) {
-    rest = rest.substr(1);
-  } else if (absl::StartsWith(rest, "of")) {
-    rest = rest.substr(2);
-  } else {
-    return false;
-  }
-  return !rest.empty() && rest.find_first_not_of('#') == std::string::npos;
-}
-
-// What a lone page's header or footer holds: a page number, a URL, a date or a time.
-bool LooksLikeFurniture(const std::string& text) {
-  const std::string shape = Shape(text);
-  return IsPageNumber(text) || absl::StrContains(text, "://") || absl::StrContains(shape, "#/#") ||
-         absl::StrContains(shape, "#:##") || absl::StrContains(shape, "#-##-#");
-}
 
 bool StartsListItem(const Line& line) {
   const std::string& w = line.words.front().text;
@@ -111,6 +73,31 @@ bool IsMonospaced(const TextFontInfo* font) {
   return false;
 }
 
+// A font's name less its subset tag ("ABCDEF+CMMI10": "CMMI10"), lowercased.
+std::string FontName(const TextFontInfo* font) {
+  const GooString* name = font == nullptr ? nullptr : font->getFontName();
+  if (name == nullptr) return "";
+  std::string n = absl::AsciiStrToLower(name->toStr());
+  if (n.size() > 7 && n[6] == '+') n.erase(0, 7);
+  return n;
+}
+
+// Whether a font is one formulas are set in: TeX's math italic, symbols and extensions (cmmi,
+// cmsy, cmex and their bold forms), the AMS symbols (msam, msbm), and the fonts that say so
+// (Latin Modern Math, STIX Math, Cambria Math, txfonts' and newtx's math fonts).
+bool IsMathFont(const std::string& name) {
+  for (const char* math : {"cmmi", "cmsy", "cmex", "cmbsy", "msam", "msbm", "math", "txmi", "txsy",
+                           "txex", "rsfs", "eufm", "stmary"}) {
+    if (absl::StrContains(name, math)) return true;
+  }
+  return false;
+}
+
+struct FontFacts {
+  bool mono = false, math = false;
+  uint32_t key = 0;  // a hash of the name
+};
+
 Word MakeWord(std::string text, const Box& box, double font_size) {
   static constexpr std::string_view kSoftHyphen = "\xC2\xAD";
   Word w;
@@ -120,85 +107,6 @@ Word MakeWord(std::string text, const Box& box, double font_size) {
   for (size_t at; (at = text.find(kSoftHyphen)) != std::string::npos;) text.erase(at, 2);
   w.text = std::move(text);
   return w;
-}
-
-// Pages a running header or footer repeats on at least: a chapter's title over each of its
-// pages ("How to use bzip2") is one, not only the document's over half of them.
-constexpr size_t kRunningPages = 3;
-
-// Whether a margin line stands apart from the page's body: no body line within one and a half
-// of its height above or below it (a header or footer stands further off; a body line at the
-// page's top or foot is spaced as its paragraph). `body` holds the page's other lines' tops,
-// sorted, and `tallest` the tallest of them. A page's lines are bounded (its glyphs are), so is
-// the scan.
-bool StandsApart(const Line& l, const std::vector<std::pair<double, double>>& body,
-                 double tallest) {
-  const double reach = 1.5 * std::max(1.0, l.box.y1 - l.box.y0);
-  // Body lines that may come within reach: from those whose top is a tallest line's height
-  // above the reach above the line, to those whose top is within reach below it.
-  auto it = std::lower_bound(body.begin(), body.end(),
-                             std::make_pair(l.box.y0 - reach - tallest, -1e300));
-  for (; it != body.end() && it->first <= l.box.y1 + reach; ++it) {
-    const double gap = std::max(it->first - l.box.y1, l.box.y0 - it->second);
-    if (gap < reach) return false;
-  }
-  return true;
-}
-
-// Marks running headers and footers and page numbers: margin lines that repeat (digits aside)
-// on three pages or more (or on half the pages of a short document), and margin lines that
-// stand apart from the body (StandsApart) and look like a page number, a URL, a date or a time.
-// A body line at a page's top or foot that holds a URL or a date stays.
-void DropPageFurniture(std::vector<std::vector<Line>>* pages) {
-  absl::flat_hash_map<std::string, absl::flat_hash_set<int32_t>> seen;
-  for (const auto& page : *pages) {
-    for (const Line& l : page) {
-      if (l.margin) seen[Shape(l.Text())].insert(l.page);
-    }
-  }
-  const size_t n = pages->size();
-  std::vector<std::pair<double, double>> body;  // the page's non-margin lines: top, bottom
-  for (auto& page : *pages) {
-    body.clear();
-    double tallest = 0;
-    for (const Line& l : page) {
-      if (l.margin) continue;
-      body.emplace_back(l.box.y0, l.box.y1);
-      tallest = std::max(tallest, l.box.y1 - l.box.y0);
-    }
-    std::sort(body.begin(), body.end());
-    for (Line& l : page) {
-      if (!l.margin) continue;
-      const std::string text = l.Text();
-      const size_t repeats = seen[Shape(text)].size();
-      l.dropped = (n >= 2 && (repeats >= kRunningPages || 2 * repeats >= n)) ||
-                  IsPageNumber(text) || (LooksLikeFurniture(text) && StandsApart(l, body, tallest));
-    }
-  }
-}
-
-// Code listings and preformatted tables: lines set wholly in a monospaced font are left out,
-// as code blocks and tables are in the other formats (a listing's lines are not sentences, and
-// a preformatted table read as text made a summary sentence of its header and rows). Unless
-// most of the document's words are monospaced: then it is its text (a page printed from plain
-// text).
-void DropPreformatted(std::vector<std::vector<Line>>* pages) {
-  auto mono = [](const Line& l) {
-    return std::all_of(l.words.begin(), l.words.end(), [](const Word& w) { return w.mono; });
-  };
-  size_t words = 0, monospaced = 0;  // words, not lines: a listing's lines hold few
-  for (const auto& page : *pages) {
-    for (const Line& l : page) {
-      words += l.words.size();
-      monospaced += mono(l) ? l.words.size() : 0;
-    }
-  }
-  if (2 * monospaced >= words) return;
-  for (auto& page : *pages) {
-    for (Line& l : page) {
-      if (mono(l)) l.dropped = true;
-    }
-  }
 }
 
 // Glyphs a page may draw and still be read in poppler's order, whatever its runs.
@@ -313,17 +221,28 @@ absl::StatusOr<std::vector<Word>> DisplayWords(PDFDoc* doc, int page, GlyphCount
   if (dev->full()) return words;
   const std::unique_ptr<TextWordList> list = dev->makeWordList();
   words.reserve(static_cast<size_t>(list->getLength()));
-  absl::flat_hash_map<const TextFontInfo*, bool> mono;  // IsMonospaced, once per font
+  absl::flat_hash_map<const TextFontInfo*, FontFacts> fonts;  // each font's facts, once
+  auto facts = [&fonts](const TextFontInfo* font) {
+    auto [at, added] = fonts.try_emplace(font);
+    if (added) {
+      const std::string name = FontName(font);
+      at->second = {IsMonospaced(font), IsMathFont(name),
+                    static_cast<uint32_t>(std::hash<std::string>{}(name))};
+    }
+    return at->second;
+  };
   for (int i = 0; i < list->getLength(); ++i) {
     const TextWord* w = list->get(i);
     const std::unique_ptr<GooString> text(w->getText());
     Box box;
     w->getBBox(&box.x0, &box.y0, &box.x1, &box.y1);
-    words.push_back(MakeWord(text->toStr(), box, w->getFontSize()));
-    const TextFontInfo* font = w->getFontInfo(0);
-    auto [at, added] = mono.try_emplace(font, false);
-    if (added) at->second = IsMonospaced(font);
-    words.back().mono = at->second;
+    Word& word = words.emplace_back(MakeWord(text->toStr(), box, w->getFontSize()));
+    const FontFacts first = facts(w->getFontInfo(0));
+    word.mono = first.mono;
+    word.font = first.key;
+    const int n = std::min(w->getLength(), 65535);
+    word.chars = static_cast<uint16_t>(n);
+    for (int c = 0; c < n; ++c) word.math_chars += facts(w->getFontInfo(c)).math ? 1 : 0;
   }
   return words;
 }
@@ -425,6 +344,8 @@ absl::StatusOr<std::vector<Line>> ReadLines(PDFDoc* doc, int pages, const Extrac
     ColumnsInReadingOrder(kept, &lines);
     std::vector<Line>().swap(page);  // its words are in `lines` now
   }
+  DropFormulasAndFigures(&lines);  // in reading order: a line of one column at a time
+  DropBibliography(&lines);
   return lines;
 }
 
@@ -441,6 +362,10 @@ bool StartsBlock(const Line& prev, const Line& line, const Box& block, int block
   const bool short_prev = block_lines >= 2 && prev.box.x1 < block.x1 - 0.15 * (block.x1 - block.x0);
   const double h = Height(prev.box);
   const bool moved = line.page != prev.page || line.box.y0 < prev.box.y0 - 0.5 * h;
+  // After a display formula left out, a line in lowercase goes on with the sentence before it.
+  if (line.after_display) {
+    return std::islower(static_cast<unsigned char>(line.words.front().text[0])) == 0;
+  }
   if (moved) return block_lines < 2 || (short_prev && StartsSentence(line));
   if (line.box.y0 - prev.box.y1 > 0.6 * h) return true;
   if (std::fabs(line.font_size - prev.font_size) > 0.1 * prev.font_size) return true;

@@ -19,6 +19,9 @@ struct Word {
   double font_size = 0;
   bool soft_hyphen_end = false;  // ended in U+00AD: a hyphenation point, shown at a line end
   bool mono = false;             // in a monospaced font (code, preformatted tables)
+  uint16_t chars = 0;            // characters (poppler's), at most 65,535 counted
+  uint16_t math_chars = 0;       // of those, set in a math font (TeX's cmmi, cmsy, ...)
+  uint32_t font = 0;             // the first character's font: a hash of its name
 };
 
 struct Line {
@@ -28,6 +31,7 @@ struct Line {
   int32_t page = 0;      // 1-based
   bool margin = false;   // in the top or bottom tenth of its page
   bool dropped = false;
+  bool after_display = false;  // the first line after a display formula left out, same page
   std::string Text() const {
     std::string t;
     for (const Word& w : words) {
@@ -52,6 +56,33 @@ class HeadingSizes {
   int body_ = 0;
   std::vector<int> sizes_;  // descending
 };
+
+// Marks running headers and footers and page numbers: margin lines that repeat (digits aside)
+// on three pages or more (or on half the pages of a short document), and margin lines that
+// stand apart from the body and look like a page number, a URL, a date or a time. A body line at
+// a page's top or foot that holds a URL or a date stays. `pages`: each page's lines.
+void DropPageFurniture(std::vector<std::vector<Line>>* pages);
+
+// Code listings and preformatted tables: lines set wholly in a monospaced font are left out,
+// as code blocks and tables are in the other formats (a listing's lines are not sentences, and
+// a preformatted table read as text made a summary sentence of its header and rows). Unless
+// most of the document's words are monospaced: then it is its text (a page printed from plain
+// text).
+void DropPreformatted(std::vector<std::vector<Line>>* pages);
+
+// Display formulas and the text of figures: lines (in reading order, columns apart) set mostly
+// in math fonts with at most two words of prose, numbers without prose (axis labels, tables of
+// figures, a contents page's page numbers) and contents entries' dot leaders are left out, and
+// the line after them is marked after_display (a sentence that goes on after its formula,
+// "where x is ...", stays in its paragraph). Unless most of the document's words are in such
+// lines.
+void DropFormulasAndFigures(std::vector<Line>* lines);
+
+// The bibliography: from a line that is only "References" or "Bibliography" (after a section
+// number or not) to the next line set in its font and size with at most 12 words (the next
+// heading of its level, "Appendix A"), or set larger; to the end when there is none. Citations
+// are not sentences of the document, and a summary should not quote one.
+void DropBibliography(std::vector<Line>* lines);
 
 // Grows `a` to hold `b`.
 void Extend(Box* a, const Box& b);

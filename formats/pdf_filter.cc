@@ -1,0 +1,244 @@
+// What the PDF reader leaves out of a document's text (formats/internal/pdf_layout.h): page
+// furniture, preformatted lines, display formulas and the bibliography. None of them is
+// sentences, and the authors' own text holds none of them (bench/results/pdf-readers.md).
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/string_view.h"
+#include "formats/internal/pdf_layout.h"
+
+namespace rpsum::formats::internal {
+namespace {
+
+// Digits as '#': "Page 3 of 9" and "Page 4 of 9" are one running line.
+std::string Shape(const std::string& text) {
+  std::string s;
+  for (char c : text) s += std::isdigit(static_cast<unsigned char>(c)) ? '#' : c;
+  return s;
+}
+
+// "3", "- 3 -", "3/9", "3 of 9", "Page 3", "Page 3 of 9", "iv".
+bool IsPageNumber(const std::string& text) {
+  std::string t;
+  for (char c : Shape(text)) {
+    if (c != ' ' && c != '-') t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (absl::StartsWith(t, "page")) t = t.substr(4);
+  if (t.empty()) return false;
+  if (t.find_first_not_of("ivxlc") == std::string::npos && t.size() <= 6) return true;
+  size_t i = 0;
+  while (i < t.size() && t[i] == '#') ++i;
+  if (i == 0) return false;
+  if (i == t.size()) return true;
+  std::string rest = t.substr(i);
+  if (absl::StartsWith(rest, "/")) {
+    rest = rest.substr(1);
+  } else if (absl::StartsWith(rest, "of")) {
+    rest = rest.substr(2);
+  } else {
+    return false;
+  }
+  return !rest.empty() && rest.find_first_not_of('#') == std::string::npos;
+}
+
+// What a lone page's header or footer holds: a page number, a URL, a date or a time.
+bool LooksLikeFurniture(const std::string& text) {
+  const std::string shape = Shape(text);
+  return IsPageNumber(text) || absl::StrContains(text, "://") || absl::StrContains(shape, "#/#") ||
+         absl::StrContains(shape, "#:##") || absl::StrContains(shape, "#-##-#");
+}
+
+// Pages a running header or footer repeats on at least: a chapter's title over each of its
+// pages ("How to use bzip2") is one, not only the document's over half of them.
+constexpr size_t kRunningPages = 3;
+
+// Whether a margin line stands apart from the page's body: no body line within one and a half
+// of its height above or below it (a header or footer stands further off; a body line at the
+// page's top or foot is spaced as its paragraph). `body` holds the page's other lines' tops,
+// sorted, and `tallest` the tallest of them. A page's lines are bounded (its glyphs are), so is
+// the scan.
+bool StandsApart(const Line& l, const std::vector<std::pair<double, double>>& body,
+                 double tallest) {
+  const double reach = 1.5 * std::max(1.0, l.box.y1 - l.box.y0);
+  // Body lines that may come within reach: from those whose top is a tallest line's height
+  // above the reach above the line, to those whose top is within reach below it.
+  auto it = std::lower_bound(body.begin(), body.end(),
+                             std::make_pair(l.box.y0 - reach - tallest, -1e300));
+  for (; it != body.end() && it->first <= l.box.y1 + reach; ++it) {
+    const double gap = std::max(it->first - l.box.y1, l.box.y0 - it->second);
+    if (gap < reach) return false;
+  }
+  return true;
+}
+
+// "(12)", "(3.1)", "(4a)": a formula's number, set beside it in the text font.
+bool IsEquationNumber(std::string_view w) {
+  if (w.size() < 3 || w.front() != '(' || w.back() != ')') return false;
+  w = w.substr(1, w.size() - 2);
+  if (std::isdigit(static_cast<unsigned char>(w.front())) == 0) return false;
+  if (std::isalpha(static_cast<unsigned char>(w.back())) != 0) w.remove_suffix(1);
+  return w.find_first_not_of("0123456789.") == std::string_view::npos;
+}
+
+// A line set mostly in math fonts with at most two words of prose (such as "if" and "otherwise"
+// beside a formula, and its number): a display formula, or a line of one. Inline math stays, as its
+// line holds the sentence's words.
+bool IsDisplayMath(const Line& l) {
+  int chars = 0, math = 0, prose = 0;
+  for (const Word& w : l.words) {
+    chars += w.chars;
+    math += IsEquationNumber(w.text) ? w.chars : w.math_chars;
+    if (w.math_chars > 0) continue;
+    int run = 0;  // letters in a row: a word of prose has three
+    for (char c : w.text) {
+      run =
+          std::isalpha(static_cast<unsigned char>(c)) != 0 || static_cast<unsigned char>(c) >= 0x80
+              ? run + 1
+              : 0;
+      if (run == 3) {
+        ++prose;
+        break;
+      }
+    }
+  }
+  return chars > 0 && 10 * math >= 3 * chars && prose <= 2;
+}
+
+// Numbers without prose (a plot's axis labels, a table of figures, a contents page's page
+// numbers: at least four words, two thirds of them without a letter), or a contents entry's
+// dot leaders (". . . . ." or "....."): none of them is a sentence.
+bool IsFigureText(const Line& l) {
+  int numbers = 0, dots = 0;
+  for (const Word& w : l.words) {
+    const bool letters = std::any_of(w.text.begin(), w.text.end(), [](char c) {
+      return std::isalpha(static_cast<unsigned char>(c)) != 0 ||
+             static_cast<unsigned char>(c) >= 0x80;
+    });
+    numbers += letters ? 0 : 1;
+    dots = w.text == "." ? dots + 1 : (absl::StrContains(w.text, ".....") ? 5 : 0);
+    if (dots >= 5) return true;
+  }
+  const int n = static_cast<int>(l.words.size());
+  return n >= 4 && 3 * numbers >= 2 * n;
+}
+
+// "References", "Bibliography" (any case), after a section number or not: a bibliography's
+// heading.
+bool IsBibliographyHeading(const Line& l) {
+  if (l.words.empty() || l.words.size() > 2) return false;
+  if (l.words.size() == 2) {
+    const std::string& n = l.words.front().text;  // "7", "7.", "A.", "VIII."
+    if (n.size() > 6 || n.find_first_not_of("0123456789.IVXLCABDEFGH") != std::string::npos) {
+      return false;
+    }
+  }
+  const std::string t = absl::AsciiStrToLower(l.words.back().text);
+  return t == "references" || t == "bibliography";
+}
+
+}  // namespace
+
+void DropPageFurniture(std::vector<std::vector<Line>>* pages) {
+  absl::flat_hash_map<std::string, absl::flat_hash_set<int32_t>> seen;
+  for (const auto& page : *pages) {
+    for (const Line& l : page) {
+      if (l.margin) seen[Shape(l.Text())].insert(l.page);
+    }
+  }
+  const size_t n = pages->size();
+  std::vector<std::pair<double, double>> body;  // the page's non-margin lines: top, bottom
+  for (auto& page : *pages) {
+    body.clear();
+    double tallest = 0;
+    for (const Line& l : page) {
+      if (l.margin) continue;
+      body.emplace_back(l.box.y0, l.box.y1);
+      tallest = std::max(tallest, l.box.y1 - l.box.y0);
+    }
+    std::sort(body.begin(), body.end());
+    for (Line& l : page) {
+      if (!l.margin) continue;
+      const std::string text = l.Text();
+      const size_t repeats = seen[Shape(text)].size();
+      l.dropped = (n >= 2 && (repeats >= kRunningPages || 2 * repeats >= n)) ||
+                  IsPageNumber(text) || (LooksLikeFurniture(text) && StandsApart(l, body, tallest));
+    }
+  }
+}
+
+void DropPreformatted(std::vector<std::vector<Line>>* pages) {
+  auto mono = [](const Line& l) {
+    return std::all_of(l.words.begin(), l.words.end(), [](const Word& w) { return w.mono; });
+  };
+  size_t words = 0, monospaced = 0;  // words, not lines: a listing's lines hold few
+  for (const auto& page : *pages) {
+    for (const Line& l : page) {
+      words += l.words.size();
+      monospaced += mono(l) ? l.words.size() : 0;
+    }
+  }
+  if (2 * monospaced >= words) return;
+  for (auto& page : *pages) {
+    for (Line& l : page) {
+      if (mono(l)) l.dropped = true;
+    }
+  }
+}
+
+void DropFormulasAndFigures(std::vector<Line>* lines) {
+  size_t words = 0, math = 0;
+  for (const Line& l : *lines) {
+    words += l.words.size();
+    math += IsDisplayMath(l) || IsFigureText(l) ? l.words.size() : 0;
+  }
+  if (2 * math >= words) return;  // a document of formulas: they are its text
+  bool after = false;
+  size_t kept = 0;
+  for (size_t i = 0; i < lines->size(); ++i) {
+    Line& l = (*lines)[i];
+    if (IsDisplayMath(l) || IsFigureText(l)) {
+      after = true;
+      continue;
+    }
+    l.after_display = after && kept > 0 && (*lines)[kept - 1].page == l.page;
+    after = false;
+    if (kept != i) (*lines)[kept] = std::move(l);
+    ++kept;
+  }
+  lines->resize(kept);
+}
+
+void DropBibliography(std::vector<Line>* lines) {
+  bool in = false;
+  uint32_t font = 0;  // the heading's font and size
+  double size = 0;
+  size_t kept = 0;
+  for (size_t i = 0; i < lines->size(); ++i) {
+    Line& l = (*lines)[i];
+    if (in) {
+      const Word& w = l.words.front();
+      const bool same_style = w.font == font && std::abs(w.font_size - size) < 0.5;
+      in = !(l.words.size() <= 12 && same_style) && l.font_size <= size + 0.5;
+    }
+    if (!in && IsBibliographyHeading(l)) {
+      in = true;
+      font = l.words.back().font;
+      size = l.words.back().font_size;
+    }
+    if (in) continue;
+    if (kept != i) (*lines)[kept] = std::move(l);
+    ++kept;
+  }
+  lines->resize(kept);
+}
+
+}  // namespace rpsum::formats::internal
