@@ -457,6 +457,7 @@ absl::StatusOr<Extracted> ExtractPdf(std::string_view input, const ExtractLimits
   Box block;
   int block_lines = 0;
   bool join_next = false;
+  bool caption = false;  // the block is a figure's or a table's caption
   uint64_t steps = 0;
   for (const Line& line : *lines) {
     if (++steps % 4096 == 0) {
@@ -467,15 +468,16 @@ absl::StatusOr<Extracted> ExtractPdf(std::string_view input, const ExtractLimits
       b.EndBlock();
       block = line.box;
       block_lines = 0;
+      caption = IsCaption(line);  // left out to the block's end
       const int32_t level = outline.empty() ? heading_sizes.LevelOf(line)
                                             : outline[static_cast<size_t>(&line - lines->data())];
-      if (level > 0) b.MarkHeading(level);
+      if (level > 0 && !caption) b.MarkHeading(level);
     } else if (line.page != prev->page || line.box.y0 < prev->box.y0) {
       block = line.box;  // the paragraph goes on in the next column: measure lines there
     } else {
       Extend(&block, line.box);
     }
-    AppendLine(line, starts, frames[line.page - 1], &b, &join_next);
+    if (!caption) AppendLine(line, starts, frames[line.page - 1], &b, &join_next);
     ++block_lines;
     prev = &line;
   }

@@ -147,6 +147,23 @@ bool IsBibliographyHeading(const Line& l) {
 
 }  // namespace
 
+bool IsCaption(const Line& l) {
+  static const absl::flat_hash_set<std::string> kFloats = {
+      "Figure", "Fig.", "FIGURE", "FIG.", "Table", "TABLE", "Listing", "Algorithm", "Chart"};
+  if (l.words.size() < 2 || !kFloats.contains(l.words[0].text)) return false;
+  std::string_view n = l.words[1].text;  // "1:", "2.", "3", "A.1:", "IV."
+  const bool marked = n.back() == ':' || n.back() == '.';
+  if (marked) n.remove_suffix(1);
+  if (n.empty() || n.find_first_not_of("0123456789.-ABCDEFGHIVXL") != std::string_view::npos ||
+      std::isdigit(static_cast<unsigned char>(n.back())) == 0 && n.find_first_of("IVXL") != 0) {
+    return false;
+  }
+  if (marked || l.words.size() == 2) return true;
+  // "Figure 3 The layers": a caption set without punctuation; "Figure 3 shows" is a sentence.
+  const std::string& next = l.words[2].text;
+  return next == ":" || next == "." || std::isupper(static_cast<unsigned char>(next[0])) != 0;
+}
+
 void DropPageFurniture(std::vector<std::vector<Line>>* pages) {
   absl::flat_hash_map<std::string, absl::flat_hash_set<int32_t>> seen;
   for (const auto& page : *pages) {

@@ -84,6 +84,12 @@ void DropFormulasAndFigures(std::vector<Line>* lines);
 // are not sentences of the document, and a summary should not quote one.
 void DropBibliography(std::vector<Line>* lines);
 
+// Whether a block that begins with `l` is a caption: "Figure 1:", "Fig. 2.", "Table 3:",
+// "TABLE IV.", "Listing 2:", "Algorithm 1:", or such a label without punctuation before a
+// capital ("Figure 3 The layers", not "Figure 3 shows"). The authors' text leaves captions out,
+// and a caption read as a sentence is not one of the document's.
+bool IsCaption(const Line& l);
+
 // Grows `a` to hold `b`.
 void Extend(Box* a, const Box& b);
 
