@@ -452,8 +452,9 @@ TEST(Pdf, PreformattedLinesAreLeftOutUnlessTheyAreTheDocument) {
 // What a paper holds besides its sentences is left out (paper.in, written by hand: a body in
 // Times, headings in Times-Bold, a formula in TeX's math italic CMMI10): a contents line's dot
 // leaders, a display formula and its number (the sentence around it stays one paragraph), a
-// plot's axis labels, its caption (not a sentence that names the figure), and the bibliography
-// up to the next heading of its style.
+// plot's axis labels, its caption (a block of its own, though it follows a footnote in its size:
+// not a sentence that names the figure), and the bibliography up to the next heading of its
+// style.
 TEST(Pdf, FormulasFiguresContentsAndTheBibliographyAreLeftOut) {
   const auto x = Extract(ReadTestFile("paper.pdf"), ContentType::kPdf, {});
   ASSERT_TRUE(x.ok()) << x.status();
@@ -462,7 +463,8 @@ TEST(Pdf, FormulasFiguresContentsAndTheBibliographyAreLeftOut) {
   EXPECT_EQ(Lines(x->text),
             (std::vector<std::string>{
                 "1 Introduction", first,
-                "The loss over a batch is where a is the first term and b the second.", "A Proofs",
+                "The loss over a batch is where a is the first term and b the second.",
+                "1 The loss is measured on documents held out.", "A Proofs",
                 "Figure 1 shows that the loss falls as the model learns."}));
   EXPECT_EQ(x->heading_levels.size(), 2U);
 }

@@ -366,6 +366,7 @@ bool StartsBlock(const Line& prev, const Line& line, const Box& block, int block
   if (line.after_display) {
     return std::islower(static_cast<unsigned char>(line.words.front().text[0])) == 0;
   }
+  if (IsCaption(line)) return true;  // a caption is a block of its own, wherever it stands
   if (moved) return block_lines < 2 || (short_prev && StartsSentence(line));
   if (line.box.y0 - prev.box.y1 > 0.6 * h) return true;
   if (std::fabs(line.font_size - prev.font_size) > 0.1 * prev.font_size) return true;
