@@ -388,7 +388,8 @@ std::string Resolve(const std::string& dir, std::string_view href) {
   return absl::StrJoin(parts, "/");
 }
 
-// The spine of an EPUB: its XHTML files in reading order (the navigation document left out).
+// The spine of an EPUB: its XHTML files in reading order, each once (the navigation document
+// left out).
 absl::StatusOr<std::vector<std::string>> EpubSpine(Package* pkg, const ExtractLimits& limits) {
   constexpr std::string_view kFormat = "EPUB";
   absl::StatusOr<std::string> container = pkg->Read("META-INF/container.xml");
@@ -428,9 +429,12 @@ absl::StatusOr<std::vector<std::string>> EpubSpine(Package* pkg, const ExtractLi
     return absl::OkStatus();
   });
   if (!s.ok()) return s;
+  // Each file once, where the spine first names it (EPUB requires a spine's items unique): a
+  // spine that names one chapter thousands of times would read it thousands of times.
   std::vector<std::string> files;
+  std::set<std::string> read;
   for (const std::string& id : order) {
-    if (skipped.count(id) > 0 || href.count(id) == 0) continue;
+    if (skipped.count(id) > 0 || href.count(id) == 0 || !read.insert(href[id]).second) continue;
     files.push_back(href[id]);
   }
   return files;

@@ -172,6 +172,31 @@ TEST(Epub, TheSpineInOrderEachSentenceInItsFile) {
   EXPECT_EQ(ch1.substr(first->begin, first->end - first->begin), "The first chapter opens here.");
 }
 
+// A spine that names a chapter again (thousands of times, in testing/hostile_inputs.h's
+// epub/repeated-spine) reads it once, where it first stands.
+TEST(Epub, AChapterTheSpineNamesAgainIsReadOnce) {
+  const std::string epub = test::Epub({"<p>The first chapter.</p>", "<p>The second.</p>"},
+                                      /*store=*/true, /*repeat=*/0);
+  const std::string twice =
+      Zip({{"mimetype", "application/epub+zip"},
+           {"META-INF/container.xml",
+            "<container><rootfiles><rootfile full-path=\"content.opf\"/></rootfiles></container>"},
+           {"content.opf",
+            "<package><manifest><item id=\"a\" href=\"a.xhtml\" media-type=\"application/"
+            "xhtml+xml\"/><item id=\"b\" href=\"b.xhtml\" media-type=\"application/xhtml+xml\"/>"
+            "<item id=\"a2\" href=\"a.xhtml\" media-type=\"application/xhtml+xml\"/></manifest>"
+            "<spine><itemref idref=\"a\"/><itemref idref=\"b\"/><itemref idref=\"a\"/>"
+            "<itemref idref=\"a2\"/><itemref idref=\"b\"/></spine></package>"},
+           {"a.xhtml", "<html><body><p>The first chapter.</p></body></html>"},
+           {"b.xhtml", "<html><body><p>The second.</p></body></html>"}});
+  const absl::StatusOr<Extracted> x = Extract(twice, ContentType::kEpub, {});
+  ASSERT_TRUE(x.ok()) << x.status();
+  EXPECT_EQ(x->text, "The first chapter.\nThe second.");
+  const absl::StatusOr<Extracted> y = Extract(epub, ContentType::kEpub, {});
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ(y->text, x->text);
+}
+
 TEST(Packages, BombsDeepXmlDtdsAndDamageAreRefused) {
   ExtractLimits small;
   small.max_unpacked_bytes = 1 << 20;

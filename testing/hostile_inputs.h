@@ -396,32 +396,132 @@ inline const std::vector<HostileFamily>& HostileFamilies() {
                           "</w:t></w:r></w:p></w:body></w:document>"}});
        },
        /*amplified=*/true},
+      // ODT (the same package and XML readers, OpenDocument's elements), stored: spans and
+      // paragraphs of one letter, sections nested past the XML depth limit, many entries, a
+      // bomb.
+      {"odt/one-letter-spans", ContentType::kOdt,
+       [](size_t n) {
+         return Odt(Repeat("<text:p>" + Repeat("<text:span>a</text:span>", 2200) + "</text:p>", n),
+                    /*store=*/true);
+       }},
+      {"odt/one-letter-paragraphs", ContentType::kOdt,
+       [](size_t n) { return Odt(Repeat("<text:p>a</text:p>", n), /*store=*/true); }},
+      {"odt/deep-nesting", ContentType::kOdt,
+       [](size_t n) {
+         return Odt(
+             Repeat("<text:section>", n / 2) + "<text:p/>" + Repeat("</text:section>", n / 2),
+             /*store=*/true);
+       }},
+      {"odt/many-entries", ContentType::kOdt,
+       [](size_t n) {
+         ZipEntries e = {{"mimetype", "application/vnd.oasis.opendocument.text"}};
+         for (size_t i = 0; i < n / 120; ++i) {
+           e.emplace_back("Pictures/image" + std::to_string(i) + ".png", "x");
+         }
+         e.emplace_back("content.xml",
+                        "<office:document-content xmlns:office=\"o\" xmlns:text=\"t\">"
+                        "<office:body><office:text><text:p>One paragraph.</text:p>"
+                        "</office:text></office:body></office:document-content>");
+         return Zip(e, /*store=*/true);
+       }},
+      {"odt/bomb", ContentType::kOdt,
+       [](size_t n) {
+         return Odt("<text:p>" + std::string(std::min<size_t>(n * 1000, size_t{72} << 20), 'a') +
+                        "</text:p>",
+                    /*store=*/false);
+       },
+       /*amplified=*/true},
+      // EPUB (the package reader, the OPF's spine, each chapter's XHTML), stored: a chapter of
+      // one-letter paragraphs, thousands of one-paragraph chapters, a chapter nested past the
+      // XML depth limit, a spine that names one chapter over and over, a bomb.
+      {"epub/one-letter-paragraphs", ContentType::kEpub,
+       [](size_t n) { return Epub({Repeat("<p>a</p>", n)}, /*store=*/true); }},
+      {"epub/many-chapters", ContentType::kEpub,
+       [](size_t n) {
+         std::vector<std::string> chapters(n / 300 + 1, "<p>A chapter of one sentence.</p>");
+         return Epub(chapters, /*store=*/true);
+       }},
+      {"epub/deep-nesting", ContentType::kEpub,
+       [](size_t n) {
+         return Epub({Repeat("<div>", n / 2) + "<p>x</p>" + Repeat("</div>", n / 2)},
+                     /*store=*/true);
+       }},
+      {"epub/repeated-spine", ContentType::kEpub,
+       [](size_t n) {
+         return Epub({Repeat("<p>The cache keeps recent pages in memory.</p>", 2000)},
+                     /*store=*/true, n / 20);
+       }},
+      {"epub/bomb", ContentType::kEpub,
+       [](size_t n) {
+         return Epub(
+             {"<p>" + std::string(std::min<size_t>(n * 1000, size_t{72} << 20), 'a') + "</p>"},
+             /*store=*/false);
+       },
+       /*amplified=*/true},
   };
   return *families;
 }
 
-// A well-formed DOCX of about `bytes`, deflated as word processors write it: paragraphs of
-// pseudo-random words (a fixed seed), headings among them, so that it packs about as much as
-// prose does, not the thousandfold of a repeated paragraph.
-inline std::string DeflatedDocx(size_t bytes) {
-  std::string docx;
-  for (size_t xml = 3 * bytes; docx.size() < bytes; xml += xml / 4 + 1) {
-    std::string body;
-    uint32_t seed = 12345;
-    const auto next = [&seed] { return seed = seed * 1103515245u + 12345u; };
-    for (int p = 0; body.size() < xml; ++p) {
-      body += p % 8 == 0 ? "<w:p><w:pPr><w:pStyle w:val=\"Heading2\"/></w:pPr><w:r><w:t>"
-                         : "<w:p><w:r><w:t xml:space=\"preserve\">";
-      for (int w = 0; w < (p % 8 == 0 ? 3 : 24); ++w) {
-        const int letters = 2 + static_cast<int>((next() >> 16) % 8);
-        for (int l = 0; l < letters; ++l) body += static_cast<char>('a' + (next() >> 16) % 26);
-        body += w % 12 == 11 ? ". " : " ";
-      }
-      body += "</w:t></w:r></w:p>";
+// About `xml` bytes of prose markup: paragraphs of pseudo-random words (a fixed seed) in
+// `para` (its open and close tags), every eighth a heading of three words in `heading`, so that
+// it packs about as much as prose does, not the thousandfold of a repeated paragraph.
+struct Tags {
+  std::string_view open, close;
+};
+inline std::string ProseXml(size_t xml, Tags heading, Tags para) {
+  std::string body;
+  uint32_t seed = 12345;
+  const auto next = [&seed] { return seed = seed * 1103515245u + 12345u; };
+  for (int p = 0; body.size() < xml; ++p) {
+    const Tags& tags = p % 8 == 0 ? heading : para;
+    body += tags.open;
+    for (int w = 0; w < (p % 8 == 0 ? 3 : 24); ++w) {
+      const int letters = 2 + static_cast<int>((next() >> 16) % 8);
+      for (int l = 0; l < letters; ++l) body += static_cast<char>('a' + (next() >> 16) % 26);
+      body += w % 12 == 11 ? ". " : " ";
     }
-    docx = Docx(body, /*store=*/false);
+    body += tags.close;
   }
-  return docx;
+  return body;
+}
+
+// A well-formed package of about `bytes`, deflated as word processors write it: `make` of the
+// prose markup, grown until the package is `bytes` long.
+template <typename Make>
+std::string DeflatedPackage(size_t bytes, Make make) {
+  std::string package;
+  for (size_t xml = 3 * bytes; package.size() < bytes; xml += xml / 4 + 1) package = make(xml);
+  return package;
+}
+
+inline std::string DeflatedDocx(size_t bytes) {
+  return DeflatedPackage(bytes, [](size_t xml) {
+    return Docx(ProseXml(xml,
+                         {"<w:p><w:pPr><w:pStyle w:val=\"Heading2\"/></w:pPr><w:r><w:t>",
+                          "</w:t></w:r></w:p>"},
+                         {"<w:p><w:r><w:t xml:space=\"preserve\">", "</w:t></w:r></w:p>"}),
+                /*store=*/false);
+  });
+}
+
+inline std::string DeflatedOdt(size_t bytes) {
+  return DeflatedPackage(bytes, [](size_t xml) {
+    return Odt(ProseXml(xml, {"<text:h text:outline-level=\"2\">", "</text:h>"},
+                        {"<text:p>", "</text:p>"}),
+               /*store=*/false);
+  });
+}
+
+// Chapters of about 64 KB of prose each, as books are split.
+inline std::string DeflatedEpub(size_t bytes) {
+  return DeflatedPackage(bytes, [](size_t xml) {
+    std::vector<std::string> chapters;
+    for (size_t done = 0; done < xml; done += 64 << 10) {
+      chapters.push_back(
+          ProseXml(std::min<size_t>(64 << 10, xml - done), {"<h2>", "</h2>"}, {"<p>", "</p>"}));
+    }
+    return Epub(chapters, /*store=*/false);
+  });
 }
 
 // A well-formed document of `type` of about `bytes`, to time the families against.
@@ -446,10 +546,11 @@ inline std::string WellFormed(formats::ContentType type, size_t bytes) {
       return ProsePdf(bytes);
     case ContentType::kDocx:
       return DeflatedDocx(bytes);
-    case ContentType::kText:
-    case ContentType::kOdt:  // no hostile families of ODT or EPUB: text stands in
-
+    case ContentType::kOdt:
+      return DeflatedOdt(bytes);
     case ContentType::kEpub:
+      return DeflatedEpub(bytes);
+    case ContentType::kText:
       break;
   }
   return Repeat("The cache keeps recent pages in memory. ", bytes);

@@ -59,6 +59,45 @@ inline std::string Docx(const std::string& body, bool store) {
 }
 inline std::string StoredDocx(const std::string& body) { return Docx(body, /*store=*/true); }
 
+// An ODT of `body` (the children of office:text), "mimetype" first and stored; the content
+// stored too when `store`.
+inline std::string Odt(const std::string& body, bool store) {
+  return Zip({{"mimetype", "application/vnd.oasis.opendocument.text"},
+              {"content.xml",
+               "<?xml version=\"1.0\" encoding=\"UTF-8\"?><office:document-content "
+               "xmlns:office=\"urn:oasis:names:tc:opendocument:xmlns:office:1.0\" "
+               "xmlns:text=\"urn:oasis:names:tc:opendocument:xmlns:text:1.0\"><office:body>"
+               "<office:text>" +
+                   body + "</office:text></office:body></office:document-content>"}},
+             store);
+}
+
+// An EPUB whose spine reads `chapters` (each an XHTML body's children, OEBPS/cN.xhtml) in
+// order, or chapter 0 `repeat` times over when `repeat` is above 0; every entry stored when
+// `store`.
+inline std::string Epub(const std::vector<std::string>& chapters, bool store, size_t repeat = 0) {
+  std::string manifest, spine;
+  ZipEntries e = {{"mimetype", "application/epub+zip"},
+                  {"META-INF/container.xml",
+                   "<container><rootfiles><rootfile full-path=\"OEBPS/content.opf\"/>"
+                   "</rootfiles></container>"}};
+  for (size_t i = 0; i < chapters.size(); ++i) {
+    const std::string id = "c" + std::to_string(i);
+    manifest.append("<item id=\"").append(id).append("\" href=\"").append(id);
+    manifest.append(".xhtml\" media-type=\"application/xhtml+xml\"/>");
+    if (repeat == 0) spine.append("<itemref idref=\"").append(id).append("\"/>");
+  }
+  for (size_t i = 0; i < repeat; ++i) spine += "<itemref idref=\"c0\"/>";
+  e.emplace_back("OEBPS/content.opf", "<package><manifest>" + manifest + "</manifest><spine>" +
+                                          spine + "</spine></package>");
+  for (size_t i = 0; i < chapters.size(); ++i) {
+    e.emplace_back("OEBPS/c" + std::to_string(i) + ".xhtml",
+                   "<?xml version=\"1.0\"?><html xmlns=\"http://www.w3.org/1999/xhtml\"><body>" +
+                       chapters[i] + "</body></html>");
+  }
+  return Zip(e, store);
+}
+
 }  // namespace rpsum::test
 
 #endif  // RPSUM_TESTING_ZIP_H_
