@@ -113,22 +113,36 @@ bool IsDisplayMath(const Line& l) {
   return chars > 0 && 10 * math >= 3 * chars && prose <= 2;
 }
 
+// A number: digits, with the signs and marks numbers are written with ("0.25", "-3", "1,024",
+// "10%", "(2)"), and no letter.
+bool IsNumber(std::string_view w) {
+  bool digit = false;
+  for (char c : w) {
+    if (std::isdigit(static_cast<unsigned char>(c)) != 0) {
+      digit = true;
+    } else if (std::string_view(".,-+%()").find(c) == std::string_view::npos) {
+      return false;
+    }
+  }
+  return digit;
+}
+
 // Numbers without prose (a plot's axis labels, a table of figures, a contents page's page
-// numbers: at least four words, two thirds of them without a letter), or a contents entry's
-// dot leaders (". . . . ." or "....."): none of them is a sentence.
+// numbers: at least four numbers, two thirds of the line's words), or a contents entry (dot
+// leaders, ". . . . ." or ".....", before a page number): none of them is a sentence. A
+// sentence's arithmetic ("12 + 43 + 62 = 117 bytes") and a line of operators stay.
 bool IsFigureText(const Line& l) {
-  int numbers = 0, dots = 0;
+  int numbers = 0, dots = 0, leaders = 0;
   for (const Word& w : l.words) {
-    const bool letters = std::any_of(w.text.begin(), w.text.end(), [](char c) {
-      return std::isalpha(static_cast<unsigned char>(c)) != 0 ||
-             static_cast<unsigned char>(c) >= 0x80;
-    });
-    numbers += letters ? 0 : 1;
-    dots = w.text == "." ? dots + 1 : (absl::StrContains(w.text, ".....") ? 5 : 0);
-    if (dots >= 5) return true;
+    numbers += IsNumber(w.text) ? 1 : 0;
+    dots = w.text == "." ? dots + 1 : 0;
+    if (dots >= 5 || absl::StrContains(w.text, ".....")) leaders = 1;
   }
   const int n = static_cast<int>(l.words.size());
-  return n >= 4 && 3 * numbers >= 2 * n;
+  const std::string& last = l.words.back().text;
+  const bool page_number =
+      !last.empty() && (IsNumber(last) || last.find_first_not_of("ivxlc") == std::string::npos);
+  return (leaders > 0 && page_number && n >= 2) || (numbers >= 4 && 3 * numbers >= 2 * n);
 }
 
 // "References", "Bibliography" (any case), after a section number or not: a bibliography's
@@ -222,10 +236,11 @@ void DropFormulasAndFigures(std::vector<Line>* lines) {
   size_t kept = 0;
   for (size_t i = 0; i < lines->size(); ++i) {
     Line& l = (*lines)[i];
-    if (IsDisplayMath(l) || IsFigureText(l)) {
+    if (IsDisplayMath(l)) {
       after = true;
       continue;
     }
+    if (IsFigureText(l)) continue;
     l.after_display = after && kept > 0 && (*lines)[kept - 1].page == l.page;
     after = false;
     if (kept != i) (*lines)[kept] = std::move(l);

@@ -71,11 +71,11 @@ void DropPageFurniture(std::vector<std::vector<Line>>* pages);
 void DropPreformatted(std::vector<std::vector<Line>>* pages);
 
 // Display formulas and the text of figures: lines (in reading order, columns apart) set mostly
-// in math fonts with at most two words of prose, numbers without prose (axis labels, tables of
-// figures, a contents page's page numbers) and contents entries' dot leaders are left out, and
-// the line after them is marked after_display (a sentence that goes on after its formula,
-// "where x is ...", stays in its paragraph). Unless most of the document's words are in such
-// lines.
+// in math fonts with at most two words of prose, lines of numbers (four or more, two thirds of
+// the words: axis labels, tables of figures, a contents page's page numbers) and contents
+// entries (dot leaders before a page number) are left out, and the line after a formula is
+// marked after_display (a sentence that goes on after its formula, "where x is ...", stays in
+// its paragraph). Unless most of the document's words are in such lines.
 void DropFormulasAndFigures(std::vector<Line>* lines);
 
 // The bibliography: from a line that is only "References" or "Bibliography" (after a section
