@@ -120,7 +120,7 @@ bool IsNumber(std::string_view w) {
   for (char c : w) {
     if (std::isdigit(static_cast<unsigned char>(c)) != 0) {
       digit = true;
-    } else if (std::string_view(".,-+%()").find(c) == std::string_view::npos) {
+    } else if (!absl::StrContains(".,-+%()", c)) {
       return false;
     }
   }
