@@ -345,6 +345,7 @@ absl::StatusOr<std::vector<Line>> ReadLines(PDFDoc* doc, int pages, const Extrac
     std::vector<Line>().swap(page);  // its words are in `lines` now
   }
   DropFormulasAndFigures(&lines);  // in reading order: a line of one column at a time
+  DropTables(&lines);
   DropBibliography(&lines);
   return lines;
 }

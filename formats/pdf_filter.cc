@@ -145,6 +145,26 @@ bool IsFigureText(const Line& l) {
   return (leaders > 0 && page_number && n >= 2) || (numbers >= 4 && 3 * numbers >= 2 * n);
 }
 
+// Where the cells of a line begin: its first word, and each word after a gap of an em or more
+// (a space is a third of one).
+std::vector<double> CellStarts(const Line& l) {
+  std::vector<double> starts = {l.words.front().box.x0};
+  for (size_t i = 1; i < l.words.size(); ++i) {
+    const Word& w = l.words[i];
+    if (w.box.x0 - l.words[i - 1].box.x1 >= std::max(1.0, w.font_size)) starts.push_back(w.box.x0);
+  }
+  return starts;
+}
+
+// How many of `a`'s cells begin where one of `b`'s does (within 2 points).
+int SharedStarts(const std::vector<double>& a, const std::vector<double>& b) {
+  int shared = 0;
+  for (double x : a) {
+    shared += std::any_of(b.begin(), b.end(), [x](double y) { return std::abs(x - y) <= 2; });
+  }
+  return shared;
+}
+
 // "References", "Bibliography" (any case), after a section number or not: a bibliography's
 // heading.
 bool IsBibliographyHeading(const Line& l) {
@@ -244,6 +264,46 @@ void DropFormulasAndFigures(std::vector<Line>* lines) {
     l.after_display = after && kept > 0 && (*lines)[kept - 1].page == l.page;
     after = false;
     if (kept != i) (*lines)[kept] = std::move(l);
+    ++kept;
+  }
+  lines->resize(kept);
+}
+
+void DropTables(std::vector<Line>* lines) {
+  std::vector<bool> drop(lines->size(), false);
+  for (size_t i = 0; i < lines->size();) {
+    const Line& first = (*lines)[i];
+    const std::vector<double> columns = CellStarts(first);
+    if (columns.size() < 4) {
+      ++i;
+      continue;
+    }
+    // The table: rows whose cells begin where the first row's do (three at least: a justified
+    // line's wide spaces fall anywhere), and the lines that go on in a row's last cell.
+    double cell = columns.back();
+    size_t end = i + 1, rows = 1;
+    for (; end < lines->size(); ++end) {
+      const Line& l = (*lines)[end];
+      if (l.page != first.page) break;
+      const std::vector<double> starts = CellStarts(l);
+      if (starts.size() >= 4 && SharedStarts(starts, columns) >= 3) {
+        ++rows;
+        cell = starts.back();
+      } else if (starts.size() >= 4 || l.box.x0 < cell - 2 ||
+                 l.box.x0 < first.box.x0 + l.font_size) {
+        break;
+      }
+    }
+    if (rows >= 2) {
+      std::fill(drop.begin() + static_cast<std::ptrdiff_t>(i),
+                drop.begin() + static_cast<std::ptrdiff_t>(end), true);
+    }
+    i = rows >= 2 ? end : i + 1;
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < lines->size(); ++i) {
+    if (drop[i]) continue;
+    if (kept != i) (*lines)[kept] = std::move((*lines)[i]);
     ++kept;
   }
   lines->resize(kept);

@@ -78,6 +78,13 @@ void DropPreformatted(std::vector<std::vector<Line>>* pages);
 // its paragraph). Unless most of the document's words are in such lines.
 void DropFormulasAndFigures(std::vector<Line>* lines);
 
+// Tables set in a proportional font: runs of lines in reading order, on one page, of which at
+// least two are rows of four cells or more (runs of words apart by an em or more) that begin
+// three of their cells where the first row does, with the lines between and after them that go
+// on in a row's last cell (a description wrapped in its column), are left out, as tables are
+// in the other formats.
+void DropTables(std::vector<Line>* lines);
+
 // The bibliography: from a line that is only "References" or "Bibliography" (after a section
 // number or not) to the next line set in its font and size with at most 12 words (the next
 // heading of its level, "Appendix A"), or set larger; to the end when there is none. Citations

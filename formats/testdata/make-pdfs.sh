@@ -26,7 +26,7 @@ print outline.html outline.pdf --no-pdf-header-footer --generate-pdf-document-ou
 # first); qpdf writes its cross-reference table.
 qpdf outline-loop.in outline-loop.pdf || [ $? -eq 3 ]  # 3: succeeded with warnings
 # A hand-written page of a paper: contents, a formula in TeX's math italic, axis labels, a
-# caption, a bibliography.
+# caption, a bibliography, a table.
 qpdf paper.in paper.pdf || [ $? -eq 3 ]
 qpdf --encrypt secret owner 256 -- two-column.pdf encrypted.pdf
 qpdf --rotate=+90:1 preformatted.pdf rotated.pdf  # shown turned a quarter clockwise
