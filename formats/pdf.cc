@@ -242,7 +242,11 @@ absl::StatusOr<std::vector<Word>> DisplayWords(PDFDoc* doc, int page, GlyphCount
     word.font = first.key;
     const int n = std::min(w->getLength(), 65535);
     word.chars = static_cast<uint16_t>(n);
-    for (int c = 0; c < n; ++c) word.math_chars += facts(w->getFontInfo(c)).math ? 1 : 0;
+    for (int c = 0; c < n; ++c) {
+      // TeX sets the "<" and ">" of running text in its math italic too: they count as text.
+      const Unicode u = *w->getChar(c);
+      word.math_chars += facts(w->getFontInfo(c)).math && u != '<' && u != '>' ? 1 : 0;
+    }
   }
   return words;
 }

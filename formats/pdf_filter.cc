@@ -89,16 +89,17 @@ bool IsEquationNumber(std::string_view w) {
   return w.find_first_not_of("0123456789.") == std::string_view::npos;
 }
 
-// A line set mostly in math fonts with at most two words of prose (such as "if" and "otherwise"
-// beside a formula, and its number): a display formula, or a line of one. Inline math stays, as its
-// line holds the sentence's words.
+// A line set for 30% of its characters or more in math fonts, with at most two words of prose
+// (such as "if" and "otherwise" beside a formula, and its number) that hold no more characters
+// than its math: a display formula, or a line of one. Inline math stays, as its line holds the
+// sentence's words.
 bool IsDisplayMath(const Line& l) {
-  int chars = 0, math = 0, prose = 0;
+  int chars = 0, math = 0, prose = 0, prose_chars = 0;
   for (const Word& w : l.words) {
     chars += w.chars;
     math += IsEquationNumber(w.text) ? w.chars : w.math_chars;
-    if (w.math_chars > 0) continue;
-    int run = 0;  // letters in a row: a word of prose has three
+    if (2 * w.math_chars >= w.chars) continue;  // a word of math ("<" and ">" may be math's)
+    int run = 0;                                // letters in a row: a word of prose has three
     for (char c : w.text) {
       run =
           std::isalpha(static_cast<unsigned char>(c)) != 0 || static_cast<unsigned char>(c) >= 0x80
@@ -106,11 +107,12 @@ bool IsDisplayMath(const Line& l) {
               : 0;
       if (run == 3) {
         ++prose;
+        prose_chars += w.chars;
         break;
       }
     }
   }
-  return chars > 0 && 10 * math >= 3 * chars && prose <= 2;
+  return chars > 0 && 10 * math >= 3 * chars && prose <= 2 && math >= prose_chars;
 }
 
 // A number: digits, with the signs and marks numbers are written with ("0.25", "-3", "1,024",
@@ -130,11 +132,12 @@ bool IsNumber(std::string_view w) {
 // Numbers without prose (a plot's axis labels, a table of figures, a contents page's page
 // numbers: at least four numbers, two thirds of the line's words), or a contents entry (dot
 // leaders, ". . . . ." or ".....", before a page number): none of them is a sentence. A
-// sentence's arithmetic ("12 + 43 + 62 = 117 bytes") and a line of operators stay.
+// sentence's arithmetic ("12 + 43 + 62 = 117 bytes"), a line of operators and a sentence's
+// list of numbers ("86919, 86988, 87917, 88156", "2, 4, 8 or 16 bytes.") stay.
 bool IsFigureText(const Line& l) {
   int numbers = 0, dots = 0, leaders = 0;
   for (const Word& w : l.words) {
-    numbers += IsNumber(w.text) ? 1 : 0;
+    numbers += IsNumber(w.text) && w.text.back() != ',' ? 1 : 0;  // "2, 4, 8 or 16" is prose
     dots = w.text == "." ? dots + 1 : 0;
     if (dots >= 5 || absl::StrContains(w.text, ".....")) leaders = 1;
   }
