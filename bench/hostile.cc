@@ -88,6 +88,8 @@ const char* FormatOf(ContentType t) {
   return t == ContentType::kHtml       ? "html"
          : t == ContentType::kMarkdown ? "markdown"
          : t == ContentType::kDocx     ? "docx"
+         : t == ContentType::kOdt      ? "odt"
+         : t == ContentType::kEpub     ? "epub"
                                        : "pdf";
 }
 
@@ -98,6 +100,8 @@ ContentType TypeNamed(const std::string& format) {
   return format == "html"       ? ContentType::kHtml
          : format == "markdown" ? ContentType::kMarkdown
          : format == "docx"     ? ContentType::kDocx
+         : format == "odt"      ? ContentType::kOdt
+         : format == "epub"     ? ContentType::kEpub
                                 : ContentType::kPdf;
 }
 
@@ -230,9 +234,7 @@ int Run(int argc, char** argv) {
   if (!one.empty()) {  // the child of PeakRssKb: builds, extracts, exits
     if (absl::StartsWith(one, "well-formed/")) {
       const std::string format = one.substr(12);
-      const ContentType t = format == "html"       ? ContentType::kHtml
-                            : format == "markdown" ? ContentType::kMarkdown
-                                                   : ContentType::kPdf;
+      const ContentType t = TypeNamed(format);
       Time(rpsum::test::WellFormed(t, bytes), t);
       std::printf("%lld\n", static_cast<long long>(OwnPeakRssKb()));  // NOLINT
       return 0;
@@ -246,8 +248,8 @@ int Run(int argc, char** argv) {
   nlohmann::json rows = nlohmann::json::array();
   // The well-formed baselines first: each family's large case is compared with its format's.
   std::vector<std::pair<std::string, rpsum::test::HostileFamily>> cases;
-  for (ContentType t :
-       {ContentType::kHtml, ContentType::kMarkdown, ContentType::kPdf, ContentType::kDocx}) {
+  for (ContentType t : {ContentType::kHtml, ContentType::kMarkdown, ContentType::kPdf,
+                        ContentType::kDocx, ContentType::kOdt, ContentType::kEpub}) {
     cases.push_back({std::string("well-formed/") + FormatOf(t), {"", t, nullptr}});
   }
   for (const auto& f : rpsum::test::HostileFamilies()) {

@@ -222,14 +222,19 @@ absl::StatusOr<std::vector<Word>> DisplayWords(PDFDoc* doc, int page, GlyphCount
   const std::unique_ptr<TextWordList> list = dev->makeWordList();
   words.reserve(static_cast<size_t>(list->getLength()));
   absl::flat_hash_map<const TextFontInfo*, FontFacts> fonts;  // each font's facts, once
-  auto facts = [&fonts](const TextFontInfo* font) {
+  const TextFontInfo* last_font = nullptr;  // a run of glyphs shares its font: look up once
+  FontFacts last_facts;
+  auto facts = [&](const TextFontInfo* font) {
+    if (font == last_font && last_font != nullptr) return last_facts;
     auto [at, added] = fonts.try_emplace(font);
     if (added) {
       const std::string name = FontName(font);
       at->second = {IsMonospaced(font), IsMathFont(name),
                     static_cast<uint32_t>(std::hash<std::string>{}(name))};
     }
-    return at->second;
+    last_font = font;
+    last_facts = at->second;
+    return last_facts;
   };
   for (int i = 0; i < list->getLength(); ++i) {
     const TextWord* w = list->get(i);
