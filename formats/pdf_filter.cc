@@ -187,7 +187,9 @@ bool IsBibliographyHeading(const Line& l) {
 bool IsCaption(const Line& l) {
   static const absl::flat_hash_set<std::string> kFloats = {
       "Figure", "Fig.", "FIGURE", "FIG.", "Table", "TABLE", "Listing", "Algorithm", "Chart"};
-  if (l.words.size() < 2 || !kFloats.contains(l.words[0].text)) return false;
+  if (l.words.size() < 2 || l.words[1].text.empty() || !kFloats.contains(l.words[0].text)) {
+    return false;
+  }
   std::string_view n = l.words[1].text;  // "1:", "2.", "3", "A.1:", "IV."
   const bool marked = n.back() == ':' || n.back() == '.';
   if (marked) n.remove_suffix(1);
