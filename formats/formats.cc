@@ -1,6 +1,7 @@
 #include "formats/formats.h"
 
 #include <cld2/public/compact_lang_det.h>
+#include <unicode/utf8.h>
 
 #include <algorithm>
 #include <cctype>
@@ -418,9 +419,24 @@ void TextBuilder::AppendText(std::string_view text, uint64_t* cursor, uint64_t l
 void TextBuilder::AppendWord(std::string_view word, bool space_before, int32_t page,
                              const Box& box) {
   if (space_before) Space();
-  // Poppler's words hold no spaces, but a control character must not reach the text form.
+  // Poppler's words hold no spaces, but a control character must not reach the text form, nor
+  // what is not UTF-8: poppler writes a lone surrogate of a broken font's ToUnicode map (U+D800
+  // to U+DFFF) as three bytes that no UTF-8 reader accepts. Each becomes U+FFFD.
   std::string clean;
-  for (char c : word) clean.push_back(IsBlank(static_cast<unsigned char>(c)) ? '?' : c);
+  const auto* s = reinterpret_cast<const uint8_t*>(word.data());
+  const auto n = static_cast<int32_t>(word.size());
+  for (int32_t i = 0; i < n;) {
+    const int32_t start = i;
+    UChar32 c = 0;
+    U8_NEXT(s, i, n, c);
+    if (c < 0) {
+      clean += "\xEF\xBF\xBD";
+    } else if (c < 0x80 && IsBlank(static_cast<unsigned char>(c))) {
+      clean.push_back('?');
+    } else {
+      clean.append(word.substr(static_cast<size_t>(start), static_cast<size_t>(i - start)));
+    }
+  }
   AppendWordText(clean, 0, 0, page, box);
 }
 
