@@ -182,6 +182,17 @@ bool IsBibliographyHeading(const Line& l) {
   return t == "references" || t == "bibliography";
 }
 
+// Removes the lines marked in `drop`, keeping the others' order.
+void RemoveMarked(const std::vector<bool>& drop, std::vector<Line>* lines) {
+  size_t kept = 0;
+  for (size_t i = 0; i < lines->size(); ++i) {
+    if (drop[i]) continue;
+    if (kept != i) (*lines)[kept] = std::move((*lines)[i]);
+    ++kept;
+  }
+  lines->resize(kept);
+}
+
 }  // namespace
 
 bool IsCaption(const Line& l) {
@@ -251,27 +262,31 @@ void DropPreformatted(std::vector<std::vector<Line>>* pages) {
 }
 
 void DropFormulasAndFigures(std::vector<Line>* lines) {
-  size_t words = 0, math = 0;
-  for (const Line& l : *lines) {
+  enum Kind : uint8_t { kText, kFormula, kFigure };
+  std::vector<uint8_t> kind(lines->size(), kText);  // each line judged once
+  size_t words = 0, dropped = 0;
+  for (size_t i = 0; i < lines->size(); ++i) {
+    const Line& l = (*lines)[i];
+    kind[i] = IsDisplayMath(l) ? kFormula : IsFigureText(l) ? kFigure : kText;
     words += l.words.size();
-    math += IsDisplayMath(l) || IsFigureText(l) ? l.words.size() : 0;
+    dropped += kind[i] != kText ? l.words.size() : 0;
   }
-  if (2 * math >= words) return;  // a document of formulas: they are its text
+  if (2 * dropped >= words) return;  // a document of formulas: they are its text
+  std::vector<bool> drop(lines->size(), false);
   bool after = false;
-  size_t kept = 0;
+  const Line* last_kept = nullptr;
   for (size_t i = 0; i < lines->size(); ++i) {
     Line& l = (*lines)[i];
-    if (IsDisplayMath(l)) {
-      after = true;
+    drop[i] = kind[i] != kText;
+    if (drop[i]) {
+      after = after || kind[i] == kFormula;
       continue;
     }
-    if (IsFigureText(l)) continue;
-    l.after_display = after && kept > 0 && (*lines)[kept - 1].page == l.page;
+    l.after_display = after && last_kept != nullptr && last_kept->page == l.page;
     after = false;
-    if (kept != i) (*lines)[kept] = std::move(l);
-    ++kept;
+    last_kept = &l;
   }
-  lines->resize(kept);
+  RemoveMarked(drop, lines);
 }
 
 void DropTables(std::vector<Line>* lines) {
@@ -305,22 +320,16 @@ void DropTables(std::vector<Line>* lines) {
     }
     i = rows >= 2 ? end : i + 1;
   }
-  size_t kept = 0;
-  for (size_t i = 0; i < lines->size(); ++i) {
-    if (drop[i]) continue;
-    if (kept != i) (*lines)[kept] = std::move((*lines)[i]);
-    ++kept;
-  }
-  lines->resize(kept);
+  RemoveMarked(drop, lines);
 }
 
 void DropBibliography(std::vector<Line>* lines) {
+  std::vector<bool> drop(lines->size(), false);
   bool in = false;
   uint32_t font = 0;  // the heading's font and size
   double size = 0;
-  size_t kept = 0;
   for (size_t i = 0; i < lines->size(); ++i) {
-    Line& l = (*lines)[i];
+    const Line& l = (*lines)[i];
     if (in) {
       const Word& w = l.words.front();
       const bool same_style = w.font == font && std::abs(w.font_size - size) < 0.5;
@@ -331,11 +340,9 @@ void DropBibliography(std::vector<Line>* lines) {
       font = l.words.back().font;
       size = l.words.back().font_size;
     }
-    if (in) continue;
-    if (kept != i) (*lines)[kept] = std::move(l);
-    ++kept;
+    drop[i] = in;
   }
-  lines->resize(kept);
+  RemoveMarked(drop, lines);
 }
 
 }  // namespace rpsum::formats::internal

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "formats/formats.h"
@@ -146,6 +147,19 @@ inline std::string ProsePdf(size_t bytes) {
     }
     return s + "ET";
   });
+}
+
+// A stored package of about `bytes`: `first`, an entry of one byte per 120 bytes named
+// `picture` + its number + ".png", then `content` (one paragraph).
+inline std::string ManyEntries(std::pair<std::string, std::string> first,
+                               const std::string& picture,
+                               std::pair<std::string, std::string> content, size_t bytes) {
+  ZipEntries e = {std::move(first)};
+  for (size_t i = 0; i < bytes / 120; ++i) {
+    e.emplace_back(picture + std::to_string(i) + ".png", "x");
+  }
+  e.push_back(std::move(content));
+  return Zip(e, /*store=*/true);
 }
 
 struct HostileFamily {
@@ -374,15 +388,12 @@ inline const std::vector<HostileFamily>& HostileFamilies() {
        }},
       {"docx/many-entries", ContentType::kDocx,
        [](size_t n) {
-         ZipEntries e = {{"[Content_Types].xml", "<Types/>"}};
-         for (size_t i = 0; i < n / 120; ++i) {
-           e.emplace_back("word/media/image" + std::to_string(i) + ".png", "x");
-         }
-         e.emplace_back("word/document.xml",
-                        "<w:document xmlns:w=\"http://schemas.openxmlformats.org/"
-                        "wordprocessingml/2006/main\"><w:body><w:p><w:r><w:t>One paragraph."
-                        "</w:t></w:r></w:p></w:body></w:document>");
-         return Zip(e, /*store=*/true);
+         return ManyEntries({"[Content_Types].xml", "<Types/>"}, "word/media/image",
+                            {"word/document.xml",
+                             "<w:document xmlns:w=\"http://schemas.openxmlformats.org/"
+                             "wordprocessingml/2006/main\"><w:body><w:p><w:r><w:t>One "
+                             "paragraph.</w:t></w:r></w:p></w:body></w:document>"},
+                            n);
        }},
       {"docx/bomb", ContentType::kDocx,
        [](size_t n) {
@@ -414,15 +425,13 @@ inline const std::vector<HostileFamily>& HostileFamilies() {
        }},
       {"odt/many-entries", ContentType::kOdt,
        [](size_t n) {
-         ZipEntries e = {{"mimetype", "application/vnd.oasis.opendocument.text"}};
-         for (size_t i = 0; i < n / 120; ++i) {
-           e.emplace_back("Pictures/image" + std::to_string(i) + ".png", "x");
-         }
-         e.emplace_back("content.xml",
-                        "<office:document-content xmlns:office=\"o\" xmlns:text=\"t\">"
-                        "<office:body><office:text><text:p>One paragraph.</text:p>"
-                        "</office:text></office:body></office:document-content>");
-         return Zip(e, /*store=*/true);
+         return ManyEntries({"mimetype", "application/vnd.oasis.opendocument.text"},
+                            "Pictures/image",
+                            {"content.xml",
+                             "<office:document-content xmlns:office=\"o\" xmlns:text=\"t\">"
+                             "<office:body><office:text><text:p>One paragraph.</text:p>"
+                             "</office:text></office:body></office:document-content>"},
+                            n);
        }},
       {"odt/bomb", ContentType::kOdt,
        [](size_t n) {
