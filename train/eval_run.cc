@@ -137,6 +137,7 @@ Tables ScoreSystems(const std::vector<EvalDoc>& docs, const ModelRun& run,
       line["units"] = d.texts;
       line["reference_words"] = d.reference_words;
       line["document_words"] = d.prepared.total_words;
+      line["tokens"] = d.prepared.num_tokens();  // what the network read (bench/longdoc)
       line["oracle_units"] = d.oracle;
       line["unit_scores"] = run.scores[i];
       *dump << line.dump() << "\n";

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # rpsum-eval's tables and its --dump agree: on a small corpus with the shipped model, the dump
 # has one line per document scored, each system's mean ROUGE over its lines is the table's
-# row, the model's summary is made of the document's kept units, one served score per unit, and
-# the lead summary opens with the first unit that is not a heading. A checkpoint of a removed
-# study is refused naming the commit that serves it, and a missing --dump folder is an error
-# that says so.
+# row, the model's summary is made of the document's kept units, one served score per unit,
+# the lead summary opens with the first unit that is not a heading, and each line counts the
+# tokens the network read. A checkpoint of a removed study is refused naming the commit that
+# serves it, and a missing --dump folder is an error that says so.
 #   eval_test.sh RPSUM_EVAL MODEL_DIR
 # KEEP_TMP=DIR keeps the data and outputs in DIR (an existing folder) for a look afterwards.
 set -euo pipefail
@@ -62,6 +62,9 @@ for l in lines:
                     % (l["id"], l["lead"]["summary"][:60]))
     if not l["oracle_units"] or l["reference"] == "" or l["reference_words"] <= 0:
         fail.append("%s: no oracle, reference or budget" % l["id"])
+    # The tokens the network read (bench/longdoc buckets by them): more than the words.
+    if not l.get("tokens", 0) > l["document_words"]:
+        fail.append("%s: %r tokens for %d words" % (l["id"], l.get("tokens"), l["document_words"]))
 if fail:
     print("FAIL:\n  " + "\n  ".join(fail))
     sys.exit(1)
