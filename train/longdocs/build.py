@@ -106,8 +106,10 @@ LICENCES = [  # (SPDX id, pattern that names it); NonCommercial and NoDerivative
     ('Unlicense', r'This is free and unencumbered'),
     ('LPPL-1.3c', r'LaTeX Project Public License'),
 ]
-REFUSED_TERMS = r'NonCommercial|NoDerivatives|NoDerivs|by-nc|by-nd|CC[- ]BY[- ]N[CD]|' \
-                r'All rights reserved'
+# Creative Commons' own words for its NonCommercial and NoDerivatives licences (the GPL's text
+# says "noncommercial" too, of something else).
+REFUSED_TERMS = r'(Attribution|Commons)[- ](ShareAlike-)?(NonCommercial|NoDerivatives|NoDerivs)|' \
+                r'by-nc|by-nd|CC[- ]BY[- ]N[CD]|All rights reserved'
 
 
 def licence_of(text):
@@ -144,7 +146,8 @@ def extract(repo, main):
     """(title, abstract, blocks) of the document whose main file is `main`."""
     source = latex_text.expand(repo.read, main)
     title = ''
-    m = re.search(r'\\title\s*(?:\[[^\]]*\])?\s*\{', source)
+    m = re.search(r'\\title\s*(?:\[[^\]]*\])?\s*\{', source) or \
+        re.search(r'\\(?:newcommand|renewcommand|def)\s*\{?\\(?:my|thesis)[Tt]itle\}?\s*\{', source)
     if m:
         raw, _ = latex_text.braced(source, m.end() - 1)
         title = latex_text.flat(latex_text.to_text(raw or ''))
@@ -265,7 +268,7 @@ def build_record(row, mirrors):
     return {
         'id': 'longdocs:%s' % row['repo'].lower(),
         'source': row['repo'],
-        'title': title or next(t for k, _, t in blocks if k == 'heading'),
+        'title': title,
         'summary': abstract,
         'document': document,
         'kind': row['kind'],

@@ -55,7 +55,7 @@ DROP_ARG_CMDS = {
     'includepdf', 'epigraph', 'setuptoc', 'counterwithin', 'numberwithin', 'Crefname',
     'crefname', 'newtheorem', 'theoremstyle', 'bibitem', 'hyperref', 'appendix',
     'subsectionmark', 'sectionmark', 'chaptermark', 'minitoc', 'etocsetnexttocdepth',
-    'localtableofcontents', 'multicolumn', 'multirow', 'cline', 'hline', 'toprule',
+    'localtableofcontents', 'pdfbookmark', 'hypertarget', 'multicolumn', 'multirow', 'cline', 'hline', 'toprule',
     'midrule', 'bottomrule', 'tikz', 'sisetup', 'lstinputlisting', 'inputminted',
 }
 # Commands that stand for a word.
@@ -64,7 +64,12 @@ WORD_CMDS = {'LaTeX': 'LaTeX', 'TeX': 'TeX', 'ie': 'i.e.', 'eg': 'e.g.', 'etal':
              'S': '§', 'P': '¶', 'copyright': '©', 'textregistered': '®', 'texttrademark': '™',
              'textasciitilde': '~', 'textbackslash': '\\', 'textbar': '|', 'textless': '<',
              'textgreater': '>', 'textendash': '–', 'textemdash': '—', 'ss': 'ß', 'ae': 'æ',
-             'o': 'ø', 'O': 'Ø', 'aa': 'å', 'AA': 'Å', 'l': 'ł', 'L': 'Ł', 'i': 'ı'}
+             'o': 'ø', 'O': 'Ø', 'aa': 'å', 'AA': 'Å', 'l': 'ł', 'L': 'Ł', 'i': 'ı',
+             # siunitx's units, so that \SI{10}{\kilo\ohm} reads 10 kΩ
+             'micro': 'µ', 'milli': 'm', 'kilo': 'k', 'mega': 'M', 'giga': 'G', 'nano': 'n',
+             'volt': 'V', 'ohm': 'Ω', 'kelvin': 'K', 'hertz': 'Hz', 'second': 's', 'metre': 'm',
+             'meter': 'm', 'ampere': 'A', 'watt': 'W', 'percent': '%', 'degreeCelsius': '°C',
+             'celsius': '°C', 'kg': 'kg', 'gram': 'g', 'joule': 'J', 'tesla': 'T'}
 ACCENTS = {"'": '\u0301', '`': '\u0300', '^': '\u0302', '"': '\u0308', '~': '\u0303',
            'c': '\u0327', 'v': '\u030c', 'u': '\u0306', '=': '\u0304', '.': '\u0307',
            'H': '\u030b', 'k': '\u0328', 'r': '\u030a'}
@@ -80,6 +85,7 @@ NOT_BODY = re.compile(
     r'(list of )?publications?.*|contents|table of contents|list of (figures|tables|'
     r'abbreviations|symbols|acronyms)|nomenclature|glossary|abbreviations|acronyms|notation|'
     r'curriculum vitae|about the author|colophon|dedication|preface|foreword|bibliography|'
+    r'change ?log|revision history|version history|'
     r'references|index)\W*$', re.I)
 # A chapter titled so is the abstract's twin (a thesis's closing summary); a section so titled
 # sums up its chapter and stays.
@@ -245,7 +251,9 @@ def split_abstract(body):
             kept.append(body[last:start])
             last = end
     kept.append(body[last:])
-    return to_text(best[2]), ''.join(kept)
+    abstract = re.sub(r'\x01\d [^\n]*', ' ', to_text(best[2]))
+    abstract = re.sub(r'^\W*(abstract\W*)+', '', abstract, flags=re.I)
+    return abstract, ''.join(kept)
 
 
 STOPWORDS = set('the of and to in a is that for it as with be on are this by we an which '
@@ -417,9 +425,12 @@ def flat(text):
     return unicodedata.normalize('NFC', text)
 
 
-def prose_line(line):
+def prose_line(line, kind):
+    """Half its characters letters, and a paragraph of four words or more (a lone word is
+    what is left of a label, a reference or a command of the author's)."""
     letters = sum(ch.isalpha() for ch in line)
-    return letters >= 0.5 * len(line.replace(' ', '')) and len(line.split()) >= 1
+    return letters >= 0.5 * len(line.replace(' ', '')) and \
+        len(line.split()) >= (4 if kind == 'para' else 1)
 
 
 def to_blocks(body):
@@ -457,6 +468,6 @@ def to_blocks(body):
                 continue
             kind = 'item' if part.startswith('\x02') else 'para'
             line = flat(part)
-            if line and prose_line(line):
+            if line and prose_line(line, kind):
                 blocks.append((kind, 0, line))
     return blocks
