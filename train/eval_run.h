@@ -1,5 +1,5 @@
 // rpsum-eval's model runs and tables (train/evaluator.h): the model's served scores per document,
-// every system's summaries scored, the tables printed, and the clip-distance studies.
+// every system's summaries scored, and the tables printed.
 #ifndef RPSUM_TRAIN_EVAL_RUN_H_
 #define RPSUM_TRAIN_EVAL_RUN_H_
 

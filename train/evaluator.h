@@ -2,8 +2,8 @@
 // baselines (lead, TextRank, greedy oracle) on one split with the same units and budget, the
 // reference's word count: the model and TextRank through the service's own selection
 // (SelectSummary: what a client asking for that many words gets), lead and the oracle cut to the
-// budget. Prints markdown tables (overall, by document length, by source), optionally the
-// clip-distance studies, and writes JSON; fits the summary-level reranking (`fit`). The options
+// budget. Prints markdown tables (overall, by document length, by source) and writes JSON;
+// fits the summary-level reranking (`fit`). The options
 // are the command line's, parsed once in eval_main.cc. Torch-free header.
 #ifndef RPSUM_TRAIN_EVALUATOR_H_
 #define RPSUM_TRAIN_EVALUATOR_H_

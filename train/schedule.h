@@ -30,7 +30,7 @@ double LearningRate(int64_t step, int64_t warmup, int64_t total, double peak);
 std::vector<size_t> EpochOrder(size_t n, int64_t seed, int epoch);
 
 // The clip distance of a training step: half the steps the policy's k for `tokens`, the other
-// half a random bucket of the policy (so overrides and the fixed-k study stay in distribution).
+// half a random bucket of the policy (so a k a request overrides stays in distribution).
 // Depends only on (seed, step).
 int64_t TrainingClipDistance(const model::ModelConfig& config, int64_t seed, int64_t step,
                              int64_t tokens);
