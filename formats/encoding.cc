@@ -1,5 +1,6 @@
 #include "formats/encoding.h"
 
+#include <unicode/uchar.h>
 #include <unicode/ucnv.h>
 #include <unicode/ucsdet.h>
 #include <unicode/utf16.h>
@@ -327,6 +328,31 @@ absl::StatusOr<Decoded> ReadAs(std::string_view input, size_t skip, std::string_
   return Convert(input, skip, *name, std::move(how), deadline);
 }
 
+// True when a quarter or more of the first kDetectBytes of a decoded text's visible characters
+// (all but whitespace) are characters no reader sees: format (Cf), control, private-use,
+// unassigned or surrogate code points. A detected encoding that reads so is a misreading: the
+// bytes "a\0b " read as UTF-16LE are an 'a' and U+2062 INVISIBLE TIMES over and over.
+bool MostlyInvisible(std::string_view text) {
+  const auto n = static_cast<int32_t>(std::min(text.size(), kDetectBytes));
+  int64_t hidden = 0;
+  int64_t shown = 0;
+  for (int32_t i = 0; i < n;) {
+    UChar32 c = 0;
+    U8_NEXT(text.data(), i, n, c);
+    if (c >= 0 && u_isUWhiteSpace(c)) continue;
+    const int8_t type = c < 0 ? U_UNASSIGNED : u_charType(c);
+    const bool invisible = type == U_FORMAT_CHAR || type == U_CONTROL_CHAR ||
+                           type == U_PRIVATE_USE_CHAR || type == U_UNASSIGNED ||
+                           type == U_SURROGATE;
+    if (invisible) {
+      ++hidden;
+    } else {
+      ++shown;
+    }
+  }
+  return hidden > 0 && 4 * hidden >= hidden + shown;
+}
+
 absl::StatusOr<Decoded> DetectAndRead(std::string_view input, const DecodeOptions& options) {
   UErrorCode err = U_ZERO_ERROR;
   std::unique_ptr<UCharsetDetector, void (*)(UCharsetDetector*)> det(ucsdet_open(&err),
@@ -337,7 +363,8 @@ absl::StatusOr<Decoded> DetectAndRead(std::string_view input, const DecodeOption
   int32_t found = 0;
   const UCharsetMatch** matches = ucsdet_detectAll(det.get(), &found, &err);
   if (U_FAILURE(err)) found = 0;
-  // The best few: a candidate that meets a byte it does not define gives way to the next.
+  // The best few: a candidate that meets a byte it does not define, or reads the text as mostly
+  // invisible characters, gives way to the next.
   for (int32_t k = 0; k < std::min(found, 4); ++k) {
     err = U_ZERO_ERROR;
     const char* label = ucsdet_getName(matches[k], &err);
@@ -345,6 +372,7 @@ absl::StatusOr<Decoded> DetectAndRead(std::string_view input, const DecodeOption
     const absl::StatusOr<std::string> name = CharsetName(label);
     if (!name.ok() || *name == "UTF-8") continue;  // not valid UTF-8: it was checked
     absl::StatusOr<Decoded> d = Convert(input, 0, *name, "detected", options.deadline);
+    if (d.ok() && MostlyInvisible(d->text)) continue;  // a misreading: the next candidate
     if (d.ok() || absl::IsDeadlineExceeded(d.status())) return d;
   }
   const int64_t bad = model::FirstInvalidUtf8(input);

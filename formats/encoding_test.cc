@@ -224,6 +224,14 @@ TEST(Decode, BadBytesInADeclaredEncodingAreAClearError) {
   ASSERT_TRUE(no_bom.ok()) << no_bom.status();
   EXPECT_EQ(no_bom->encoding, "UTF-16LE");
   EXPECT_EQ(no_bom->decided_by, "detected");
+  // "a\0b " over and over read as UTF-16LE would be 'a' and U+2062 INVISIBLE TIMES: no
+  // encoding that reads it so is taken, and the refusal says what to do, as for a NUL byte.
+  std::string invisible;
+  for (int i = 0; i < 50; ++i) invisible += std::string("a\0b ", 4);
+  const absl::StatusOr<Decoded> misread = DecodeAs(invisible, "");
+  ASSERT_FALSE(misread.ok()) << misread->encoding << ": " << misread->text.substr(0, 12);
+  EXPECT_EQ(misread.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(misread.status().message(), HasSubstr("could not be detected; declare its charset"));
   // A byte-order mark and nothing after it (found by fuzzing): the text's end is the input's.
   const absl::StatusOr<Decoded> mark_only = DecodeAs("\xFE\xFF", "");
   ASSERT_TRUE(mark_only.ok());
