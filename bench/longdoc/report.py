@@ -4,7 +4,7 @@ share of the lead-to-oracle ROUGE-1 gap rpsum closes, and paired bootstrap inter
 resamples of the documents, seeded) of rpsum's difference from lead and from TextRank; then
 every document of every set pooled by length in the tokens the network read.
 
-    report.py [--model DIR] [--commit C] [--out PREFIX] DUMP [DUMP ...]
+    report.py [--model DIR] [--commit C] [--split test|valid] [--out PREFIX] DUMP [DUMP ...]
         each DUMP an `rpsum-eval --dump` file named SET.dump; writes PREFIX.md and PREFIX.json
 """
 import argparse
@@ -82,6 +82,7 @@ def main():
     p.add_argument('dumps', nargs='+')
     p.add_argument('--model', default='models/rpsum-ext')
     p.add_argument('--commit', default='')
+    p.add_argument('--split', default='test', help="the run's split (test or valid)")
     p.add_argument('--out', default='bench/results/longdoc')
     args = p.parse_args()
     rng = random.Random(1)
@@ -95,11 +96,11 @@ def main():
                for lo, hi, label in BUCKETS]
     md = ['## Long documents against lead, TextRank and the oracle (model %s, commit %s)'
           % (args.model, args.commit or 'unknown'), '',
-          'Command: `bench/longdoc/run %s`. Served selection (rpsum-eval, every system cut to '
+          'Command: `bench/longdoc/run %s OUT %s`. Served selection (rpsum-eval, every system cut to '
           "the reference's word count), no truncation. Cells: ROUGE-1 / ROUGE-2 F1 x 100; gap "
           'share: (rpsum - lead) / (oracle - lead) on ROUGE-1; differences: mean over '
           'documents with a paired bootstrap 95%% interval (10,000 resamples, seed 1).'
-          % args.model, '']
+          % (args.model, args.split), '']
     md += table(sets, 'set')
     md += ['', '### Every set pooled, by length in tokens (what the network read)', '']
     md += table(buckets, 'tokens')
