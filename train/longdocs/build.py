@@ -9,7 +9,9 @@ repositories, each with its author's abstract as the summary (train/longdocs/REA
       writes {train,valid,test}.jsonl.gz and stats.json to --out (default: this folder)
   build.py scan [--mirrors DIR] [REPO ...]
       proposes sources.tsv rows for fetched repositories: the main file that reads longest
-      with an abstract, the licence its licence file or README states, the words
+      with an abstract, the licence its licence file or README states, the words (a repository
+      with no licence file or README that states one within two folders of its root is passed
+      over unread)
 
 A repository whose lowercase owner/name hashes to a line of
 ../shared/data/heldout-sources.sha256 (kept for acceptance) is refused: build stops with an
@@ -32,7 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 HELDOUT = os.path.join(ROOT, '..', 'shared', 'data', 'heldout-sources.sha256')
 MIRRORS = '/work/.mirror'
 MIN_WORDS = 5000          # a document shorter than this is no long document
-ABSTRACT_WORDS = (40, 800)
+ABSTRACT_WORDS = (40, 1200)
 MIN_ENGLISH = 0.18        # share of common English function words in the abstract and body
 
 
@@ -209,6 +211,12 @@ def scan(args):
             repo = Repo(args.mirrors, name)
         except (Refused, FileNotFoundError, subprocess.CalledProcessError) as e:
             print('# %s: %s' % (name, e), flush=True)
+            continue
+        if not any(licence_of(repo.read(f)) for f in sorted(repo.files)
+                   if f.count('/') <= 2 and re.fullmatch(r'(licen[cs]e|copying|readme)(\.\w+)?',
+                                                         os.path.basename(f), re.I)):
+            print('# %s: no licence file or README states a licence that allows reuse' % name,
+                  flush=True)
             continue
         best = None
         for main in main_candidates(repo)[:6]:
