@@ -1,44 +1,11 @@
 #!/usr/bin/env bash
 # long-ft-corpus (issue #74): long-ft without ScisummNet. Is the design documents' loss in
-# long-ft ScisummNet's pull, or the extra epoch's? v2.5's network (models/rpsum-ext) fine-tuned
-# one more epoch on corpus + corpus-extra + the long-document set's train split
-# (train/longdocs), whole documents up to 65,536 tokens (a longer one is cut there), at a lower
-# peak learning rate (2e-4), validated on
-# corpus + ScisummNet valid; then the recipe's summary-level reranking fit (scripts/train-recipe's
-# last stage), and both it and v2.5 on the valid splits through bench/longdoc (corpus,
-# corpus-extra, ScisummNet, long documents), with paired intervals of the one against the other
-# (../paired.py). Validation splits only: the test splits judge a model about to ship.
-# Resumable: run the same command again (rpsum-train continues from OUT/state).
+# long-ft ScisummNet's pull, or the extra epoch's? long-ft's command (../long-ft/command.sh:
+# v2.5's network fine-tuned one more epoch on whole documents up to 65,536 tokens, the recipe's
+# reranking fit, v2.5 and it on the valid splits, paired) on corpus + corpus-extra + the
+# long-document set's train split (train/longdocs). Resumable: run the same command again.
 #   models/experiments/long-ft-corpus/command.sh [OUT]      (default runs/long-ft-corpus)
 set -euo pipefail
-cd "$(dirname "$0")/../../.."  # the checkout
-source scripts/cpu-env
-source scripts/recipe-flags
 data=${RPSUM_DATA_DIR:-../shared/data}
-out=${1:-runs/long-ft-corpus}
-here=models/experiments/long-ft-corpus
-mkdir -p "$out"
-cmake --build --preset release --target rpsum-train rpsum-eval rpsum_spm >/dev/null
-if [ ! -f "$out/DONE" ]; then
-  build/release/train/rpsum-train \
-    --data_dir "$data/corpus,$data/corpus-extra,train/longdocs" \
-    --valid_dir "$data/corpus,$data/scisumm" --out "$out" \
-    --tokenizer models/rpsum-ext/tokenizer.model --init_from models/rpsum-ext \
-    "${recipe[@]}" --features 6 --model_version 2.6-long-ft-corpus --max_tokens 65536 \
-    --epochs 1 --lr 2e-4 --warmup 50 | tee -a "$out/train.log"
-  touch "$out/DONE"
-fi
-if [ ! -f "$out/reranked/config.json" ]; then
-  build/release/train/rpsum-eval --model "$out/best" --threads 2 \
-    --data_dir "$data/corpus,$data/corpus-extra" --split train --fit_rerank "$out/reranked.part" \
-    "${rerank[@]}" "${served[@]}" --rerank_version 2.6-long-ft-corpus > "$out/rerank-fit.md"
-  rm -rf "$out/reranked"
-  mv "$out/reranked.part" "$out/reranked"
-fi
-RPSUM_DUMPS=$out/dumps-v2.5 bench/longdoc/run models/rpsum-ext "$here/valid-v2.5" valid
-RPSUM_DUMPS=$out/dumps bench/longdoc/run "$out/reranked" "$here/valid-long-ft-corpus" valid
-sets=(corpus_valid corpus_extra_valid scisumm_valid longdocs_valid)
-pairs=()
-for s in "${sets[@]}"; do pairs+=("$out/dumps-v2.5/$s.dump" "$out/dumps/$s.dump"); done
-/usr/bin/python3 models/experiments/paired.py "${pairs[@]}" > "$here/paired.md"
-cp "$out/train.log" "$out/rerank-fit.md" "$here/"
+LONG_FT_NAME=long-ft-corpus LONG_FT_DATA="$data/corpus,$data/corpus-extra,train/longdocs" \
+  exec "$(dirname "$0")/../long-ft/command.sh" "$@"
